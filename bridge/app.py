@@ -1,0 +1,66 @@
+"""create_app(settings): the route list and the one lifespan that owns the dispatcher and the MCP sessions."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from bridge.dispatch import Dispatcher
+from bridge.http import error_response
+from bridge.mcp_server import build_server, http_app
+from bridge.routes import page_channel, sessions, static
+from bridge.security import GuardMiddleware, Policy, TokenGate
+from bridge.settings import Settings
+
+
+def create_app(settings: Settings, token: str | None) -> Starlette:
+    """The bridge as an ASGI app. `settings.port` must be the port actually bound (Host checks use it)."""
+    dispatcher = Dispatcher(settings)
+    policy = Policy(settings)
+    server = build_server(dispatcher)
+    mcp_endpoint = TokenGate(http_app(server, dispatcher, policy), token)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        async with server.session_manager.run():
+            sweeper = asyncio.create_task(_sweep(dispatcher))
+            try:
+                yield
+            finally:
+                sweeper.cancel()
+
+    async def http_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, HTTPException)
+        return error_response(exc.status_code, "http_error", str(exc.detail))
+
+    app = Starlette(
+        routes=[
+            Route("/mcp", mcp_endpoint),
+            Route("/mcp/mcp", mcp_endpoint),  # the old path keeps working
+            *page_channel.routes,
+            *sessions.routes,
+            *static.routes,
+        ],
+        middleware=[Middleware(GuardMiddleware, policy=policy)],
+        exception_handlers={HTTPException: http_error},
+        lifespan=lifespan,
+    )
+    app.state.dispatcher = dispatcher
+    app.state.settings = settings
+    app.state.token = token
+    return app
+
+
+async def _sweep(dispatcher: Dispatcher) -> None:
+    """Drop pages gone longer than the TTL, a few times a minute."""
+    while True:
+        await asyncio.sleep(min(10.0, dispatcher.settings.page_ttl / 4))
+        dispatcher.registry.sweep()

@@ -1,0 +1,172 @@
+"""`dbg-bridge serve | mcp | doctor | token`: every Settings field is a flag and a DBG_* variable."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import socket
+import sys
+from typing import Any
+
+from bridge import __version__
+from bridge.settings import ENV_PREFIX, Settings, SettingsError, load_settings
+
+LOG_FORMAT = "%(asctime)s %(levelname)-7s %(name)s: %(message)s"
+
+
+def _add_settings_flags(parser: argparse.ArgumentParser, only: set[str] | None = None) -> None:
+    for name, field in Settings.model_fields.items():
+        if only is not None and name not in only:
+            continue
+        flag = "--" + name.replace("_", "-")
+        help_ = f"{field.description} [env {ENV_PREFIX}{name.upper()}]"
+        if field.annotation is bool:
+            parser.add_argument(flag, dest=name, action="store_const", const=True, default=None, help=help_)
+        elif name == "allow_origins":
+            parser.add_argument(flag, dest=name, default=None, metavar="ORIGINS",
+                                type=lambda s: [o.strip() for o in s.split(",") if o.strip()],
+                                help=help_ + " Comma-separated; 'http://host:*' allows any port.")
+        else:
+            default = field.get_default(call_default_factory=False)
+            parser.add_argument(flag, dest=name, default=None, metavar=name.upper(),
+                                help=help_ + (f" (default {default})" if default not in (None, []) else ""))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="dbg-bridge",
+        description="Let any MCP client see and operate your running web app: every tab, every iframe.",
+        epilog="Settings come from defaults < config.toml in the config dir < DBG_* variables < flags.",
+    )
+    parser.add_argument("--version", action="version", version=f"dbg-bridge {__version__}")
+    sub = parser.add_subparsers(dest="cmd", metavar="COMMAND")
+    serve = sub.add_parser("serve", help="Run the bridge (default).", description="Run the bridge on loopback.")
+    _add_settings_flags(serve)
+    serve.add_argument("--ready-file", default=None, help="Write the bound base URL to this file once listening.")
+    mcp = sub.add_parser("mcp", help="Serve MCP over stdio, forwarding to a running bridge (starts one if needed).",
+                         description="For MCP clients that spawn a command: speaks MCP on stdin/stdout and "
+                                     "forwards to the bridge at --port, starting `dbg-bridge serve` if none answers.")
+    _add_settings_flags(mcp, {"host", "port", "config_dir", "token"})
+    doctor = sub.add_parser("doctor", help="Check this machine's setup and say how to fix each miss.")
+    _add_settings_flags(doctor, {"host", "port", "config_dir"})
+    token = sub.add_parser("token", help="Print the MCP bearer token (creating it if missing).")
+    _add_settings_flags(token, {"config_dir", "token"})
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    cmd = args.cmd or "serve"
+    values: dict[str, Any] = {k: v for k, v in vars(args).items() if k in Settings.model_fields}
+    try:
+        settings = load_settings(values)
+    except SettingsError as exc:
+        print(f"dbg-bridge: {exc}", file=sys.stderr)
+        return 2
+    if cmd == "serve":
+        return serve(settings, ready_file=getattr(args, "ready_file", None))
+    if cmd == "mcp":
+        from bridge.stdio_proxy import run_stdio
+
+        return run_stdio(settings)
+    if cmd == "doctor":
+        from bridge.doctor import run_doctor
+
+        return run_doctor(settings)
+    if cmd == "token":
+        from bridge.security import load_or_create_token
+
+        print(load_or_create_token(settings))
+        return 0
+    parser.error(f"unknown command {cmd}")
+    return 2
+
+
+def _bind(settings: Settings) -> socket.socket:
+    family = socket.AF_INET6 if ":" in settings.host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    # Accepted sockets inherit this. Without it every chunked response (the MCP SDK writes several body
+    # messages) waits ~40 ms for a delayed ACK: Nagle's algorithm against the client's delayed ACK.
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    sock.bind((settings.host, settings.port))
+    sock.listen(2048)
+    sock.setblocking(False)
+    return sock
+
+
+def banner(settings: Settings, token: str | None) -> str:
+    base = settings.base_url()
+    mcp_url = f"{base}/mcp"
+    header = {"Authorization": f"Bearer {token}"} if token else {}
+    claude = f"claude mcp add --transport http dbg-bridge {mcp_url}"
+    if token:
+        claude += f' --header "Authorization: Bearer {token}"'
+    cursor = json.dumps({"mcpServers": {"dbg-bridge": {"url": mcp_url, **({"headers": header} if header else {})}}})
+    vscode = json.dumps({"servers": {"dbg-bridge": {"type": "http", "url": mcp_url,
+                                                    **({"headers": header} if header else {})}}})
+    lines = [
+        f"dbg-bridge {__version__} listening on {base}",
+        f"  MCP endpoint   {mcp_url}",
+        f"  Access token   {token}" if token else "  Access token   none (--no-auth)",
+        f"  Demo page      {base}/demo",
+        f"  Inject         <script src=\"{base}/inject/dbg_client.js\"></script>",
+        "",
+        "Connect an MCP client:",
+        f"  Claude Code    {claude}",
+        f"  Cursor         ~/.cursor/mcp.json: {cursor}",
+        f"  VS Code        .vscode/mcp.json:   {vscode}",
+        "  stdio clients  command: dbg-bridge mcp",
+        "",
+        "Press Ctrl+C to stop.",
+    ]
+    return "\n".join(lines)
+
+
+def serve(settings: Settings, ready_file: str | None = None) -> int:
+    import uvicorn
+
+    from bridge.app import create_app
+    from bridge.security import load_or_create_token
+
+    logging.basicConfig(level=settings.log_level.upper(), format=LOG_FORMAT, stream=sys.stderr)
+    if settings.no_auth and not settings.is_loopback:
+        print("dbg-bridge: --no-auth is only allowed on a loopback --host.", file=sys.stderr)
+        return 2
+    if not settings.is_loopback:
+        print(f"WARNING: binding {settings.host}: other machines can reach this bridge. Keep the token secret.",
+              file=sys.stderr)
+    try:
+        sock = _bind(settings)
+    except OSError as exc:
+        print(f"dbg-bridge: cannot listen on {settings.host}:{settings.port}: {exc.strerror}. "
+              "Another bridge may be running (try `dbg-bridge doctor`), or pick a port with --port (0 = any free).",
+              file=sys.stderr)
+        return 1
+    settings = settings.model_copy(update={"port": sock.getsockname()[1]})
+    token = None if settings.no_auth else load_or_create_token(settings)
+    app = create_app(settings, token)
+    logging.getLogger().setLevel(settings.log_level.upper())
+    config = uvicorn.Config(app, log_level=settings.log_level, access_log=False, ws_max_size=settings.max_body,
+                            lifespan="on", timeout_graceful_shutdown=2, log_config=None)
+    server = uvicorn.Server(config)
+
+    async def run() -> None:
+        task = asyncio.create_task(server.serve(sockets=[sock]))
+        while not server.started and not task.done():
+            await asyncio.sleep(0.01)
+        if server.started:
+            print(banner(settings, token), flush=True)
+            if ready_file:
+                with open(ready_file, "w") as f:
+                    f.write(settings.base_url())
+        await task
+
+    try:
+        asyncio.run(run())
+    except KeyboardInterrupt:
+        pass
+    return 0

@@ -1,0 +1,166 @@
+"""Send one command to one page or frame and wait for its answer: the only path tools take to a page."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from bridge import errors
+from bridge.pending import Pending
+from bridge.protocol import ExecFrame, dump
+from bridge.registry import Instance, Registry, split_page_id
+from bridge.settings import Settings
+
+#: How long a call addressed to a reloading/reconnecting page waits for it to come back.
+RECONNECT_WAIT = 10.0
+
+
+@dataclass(frozen=True)
+class Target:
+    inst: Instance
+    frame_id: str
+
+    @property
+    def page_id(self) -> str:
+        return f"{self.inst.id}/{self.frame_id}"
+
+
+class Dispatcher:
+    """Owns the registry and the pending table; tools call `call_page` and nothing lower."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.registry = Registry(settings.page_ttl)
+        self.pending = Pending()
+
+    # ---- addressing -----------------------------------------------------------------------
+
+    def resolve(self, page_id: str | None) -> Target:
+        """Turn a pageId (or None when exactly one page is live) into a target, or raise a helpful error."""
+        if page_id is None or not page_id.strip():
+            live = self.registry.live_page_ids()
+            if not live:
+                raise errors.NoPageConnected(
+                    "No page is connected. Open the app with the client injected "
+                    f"(<script src=\"{self.settings.base_url()}/inject/dbg_client.js\"></script>, or the demo at "
+                    f"{self.settings.base_url()}/demo), then call page_list."
+                )
+            if len(live) > 1:
+                shown = ", ".join(live[:20]) + (" …" if len(live) > 20 else "")
+                raise errors.AmbiguousPage(f"{len(live)} pages are live; pass pageId, one of: {shown}.")
+            page_id = live[0]
+        parts = split_page_id(page_id)
+        if parts is None:
+            raise errors.UnknownPage(
+                f"'{page_id}' is not a pageId. A pageId looks like '5173/host' or 'ab123/f0'; call page_list."
+            )
+        inst = self.registry.instances.get(parts[0])
+        if inst is None:
+            raise errors.UnknownPage(
+                f"No page '{page_id}' is known (it may have expired after {self.settings.page_ttl:.0f} s away). "
+                "Call page_list to see the pages that are connected."
+            )
+        frame_id = parts[1]
+        if frame_id != "host":
+            frame = inst.frames.get(frame_id)
+            if frame is None:
+                known = ", ".join(f"{inst.id}/{f}" for f in inst.frames if f != "host") or "none"
+                raise errors.UnknownPage(
+                    f"Page {inst.id} has no frame '{frame_id}' (its frames: {known}). Call page_list."
+                )
+            if frame.crossOrigin:
+                raise errors.CrossOriginFrame(
+                    f"Frame {inst.id}/{frame_id} is cross-origin ({frame.origin or frame.url}); the client cannot "
+                    "reach into it. Load the client in that page too and it appears as its own page in page_list."
+                )
+        return Target(inst, frame_id)
+
+    async def wait_live(self, target: Target, timeout: float) -> None:
+        """Wait (bounded) for a reloading or reconnecting page to come back under its id."""
+        inst = target.inst
+        deadline = time.monotonic() + min(timeout, RECONNECT_WAIT)
+        while not inst.live:
+            if self.registry.instances.get(inst.id) is not inst:
+                raise errors.PageGone(f"Page {target.page_id} expired and was removed. Call page_list.")
+            left = deadline - time.monotonic()
+            if left <= 0:
+                expires = self.registry.expires_in(inst) or 0
+                raise errors.PageGone(
+                    f"Page {target.page_id} is not connected ({inst.state}); it did not come back within "
+                    f"{min(timeout, RECONNECT_WAIT):.0f} s. Its pageId stays reserved for {expires:.0f} s more. "
+                    "Make sure the tab is open (reload it), then call page_list.",
+                    code="page_disconnected",
+                )
+            try:
+                await asyncio.wait_for(inst.changed.wait(), left)
+            except TimeoutError:
+                pass
+
+    # ---- calling --------------------------------------------------------------------------
+
+    async def call_page(
+        self, page_id: str | None, command: str, params: dict[str, Any] | None = None, timeout: float | None = None
+    ) -> tuple[Target, Any]:
+        """Run `command` in the page/frame and return (target, result); raise a named error otherwise."""
+        timeout = min(timeout or self.settings.exec_timeout, self.settings.max_exec_timeout)
+        target = self.resolve(page_id)
+        started = time.monotonic()
+        if not target.inst.live:
+            await self.wait_live(target, timeout)
+        inst = target.inst
+        conn = inst.conn
+        assert conn is not None
+        with self.pending.open(inst.id) as waiter:
+            frame = ExecFrame(requestId=waiter.request_id, frameId=target.frame_id, command=command,
+                              params=params or {}, timeout=timeout)
+            try:
+                await conn.send(dump(frame))
+            except ConnectionError:
+                raise errors.PageGone(
+                    f"Page {target.page_id} dropped its connection as the command was sent. Call page_list and retry.",
+                    code="page_disconnected",
+                ) from None
+            left = timeout - (time.monotonic() - started)
+            try:
+                msg = await asyncio.wait_for(waiter.future, max(left, 0.001))
+            except TimeoutError:
+                raise errors.PageTimeout(
+                    f"Page {target.page_id} did not answer within {timeout:g} s. The command may still be running "
+                    "there (a busy loop, an open alert() or a paused debugger blocks the page). Check the tab, or "
+                    f"retry with a larger timeout (at most {self.settings.max_exec_timeout:g} s)."
+                ) from None
+        if msg.ok:
+            return target, msg.result
+        err = msg.error
+        assert err is not None or not msg.ok
+        code = err.code if err else "page_exception"
+        text = err.message if err else "the page reported a failure without details"
+        if err and err.stack and code == "page_exception":
+            text += f"\n{err.stack}"
+        raise errors.PageError(f"Page {target.page_id}: {text}", code=code)
+
+    # ---- page lifecycle ---------------------------------------------------------------------
+
+    def page_unloading(self, inst: Instance) -> None:
+        self.registry.unloading(inst)
+        self.pending.fail_instance(inst.id, lambda: errors.PageGone(
+            f"Page {inst.id} unloaded while the call ran (a reload, a navigation or the tab closing). It keeps its "
+            "pageId if it comes back; call page_list, then retry if the command is safe to repeat.",
+            code="page_unloaded",
+        ))
+
+    def page_reloaded(self, inst: Instance) -> None:
+        self.pending.fail_instance(inst.id, lambda: errors.PageGone(
+            f"Page {inst.id} reloaded while the call ran; it is back under the same pageId. Retry if the command "
+            "is safe to repeat.",
+            code="page_reloaded",
+        ))
+
+    def page_disconnected(self, inst: Instance) -> None:
+        self.pending.fail_instance(inst.id, lambda: errors.PageGone(
+            f"Page {inst.id} disconnected while the call ran (its tab closed, crashed, or lost the bridge). It "
+            f"keeps its pageId for {self.settings.page_ttl:.0f} s; call page_list.",
+            code="page_disconnected",
+        ))

@@ -1,0 +1,155 @@
+"""The page-channel wire protocol, typed and versioned. Mirrored by JSDoc typedefs in inject/dbg_client.js.
+
+Every message from a page is parsed here, at the edge; nothing else looks at raw dicts.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+PROTOCOL_VERSION = 1
+
+#: Commands every client answers. Later issues add to this list and to COMMANDS in the client.
+COMMANDS = ("eval", "ping", "frames", "location")
+
+INSTANCE_ID_RE = re.compile(r"^(?:\d{1,5}|[a-z]{2}\d{3})$")
+FRAME_ID_RE = re.compile(r"^(?:host|f\d{1,4})$")
+PAGE_ID_RE = re.compile(r"^(?P<instance>\d{1,5}|[a-z]{2}\d{3})(?:/(?P<frame>host|f\d{1,4}))?$")
+
+Secret = Annotated[str, Field(min_length=32, max_length=128, pattern=r"^[A-Za-z0-9_-]+$")]
+InstanceId = Annotated[str, Field(pattern=INSTANCE_ID_RE.pattern)]
+FrameId = Annotated[str, Field(pattern=FRAME_ID_RE.pattern)]
+Short = Annotated[str, Field(max_length=4096)]
+
+
+class _Msg(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+
+# ---- page -> bridge -------------------------------------------------------------------------
+
+
+class FrameInfo(_Msg):
+    """One frame of a page as its host client sees it."""
+
+    frameId: FrameId
+    parent: FrameId | None = None
+    url: Short = ""
+    title: Short = ""
+    origin: Short = ""
+    crossOrigin: bool = False
+    ready: bool = True
+
+
+class RegisterRequest(_Msg):
+    """POST /bridge/register, and the first message on a WebSocket."""
+
+    v: int = PROTOCOL_VERSION
+    instanceId: InstanceId | None = None
+    secret: Secret | None = None
+    #: The page unloaded on purpose (reload, navigation) and claims its id back even if it still looks live.
+    reclaim: bool = False
+    url: Short = ""
+    title: Short = ""
+    origin: Short = ""
+    port: int | None = Field(None, ge=1, le=65535)
+    attach: Annotated[str, Field(max_length=64)] = "script"
+    frames: list[FrameInfo] = Field(default_factory=list, max_length=256)
+
+
+class ErrorInfo(_Msg):
+    """A failure inside the page: a named code, a message, a stack when there is one."""
+
+    code: Annotated[str, Field(max_length=64)] = "page_exception"
+    message: Annotated[str, Field(max_length=16384)] = ""
+    stack: Annotated[str, Field(max_length=16384)] | None = None
+    size: int | None = None
+
+
+class ResultMsg(_Msg):
+    """The outcome of one exec, posted to /bridge/result or sent on the WebSocket."""
+
+    type: Literal["result"] = "result"
+    requestId: Annotated[str, Field(max_length=64)]
+    ok: bool
+    result: Any = None
+    error: ErrorInfo | None = None
+
+
+class FramesMsg(_Msg):
+    """The page's frame list changed."""
+
+    type: Literal["frames"]
+    frames: list[FrameInfo] = Field(max_length=256)
+    url: Short | None = None
+    title: Short | None = None
+
+
+class ByeMsg(_Msg):
+    """The page is unloading (reload, navigation or close)."""
+
+    type: Literal["bye"]
+
+
+UpMessage = Annotated[Union[ResultMsg, FramesMsg, ByeMsg], Field(discriminator="type")]
+_up = TypeAdapter(UpMessage)
+
+
+# ---- bridge -> page -------------------------------------------------------------------------
+
+
+class RegisterReply(_Msg):
+    type: Literal["registered"] = "registered"
+    v: int = PROTOCOL_VERSION
+    instanceId: str
+    secret: str
+    ttl: float
+    heartbeat: float
+    maxResult: int
+    #: The id the page asked for was taken by a live tab (a duplicated tab gets a fresh one).
+    renamed: bool = False
+
+
+class ExecFrame(_Msg):
+    type: Literal["exec"] = "exec"
+    requestId: str
+    frameId: str
+    command: str
+    params: dict[str, Any] = Field(default_factory=dict)
+    timeout: float
+
+
+class PingFrame(_Msg):
+    type: Literal["ping"] = "ping"
+
+
+DownMessage = Union[RegisterReply, ExecFrame, PingFrame]
+
+
+class ProtocolError(ValueError):
+    """A page sent something that is not a valid message; the text says what was wrong."""
+
+
+def _explain(exc: ValidationError) -> str:
+    return "; ".join(f"{'.'.join(map(str, e['loc'])) or 'body'}: {e['msg']}" for e in exc.errors()[:5])
+
+
+def parse_register(raw: str | bytes) -> RegisterRequest:
+    try:
+        return RegisterRequest.model_validate_json(raw)
+    except ValidationError as exc:
+        raise ProtocolError(_explain(exc)) from None
+
+
+def parse_up(raw: str | bytes | dict[str, Any]) -> UpMessage:
+    try:
+        return _up.validate_python(raw) if isinstance(raw, dict) else _up.validate_json(raw)
+    except ValidationError as exc:
+        raise ProtocolError(_explain(exc)) from None
+
+
+def dump(msg: _Msg) -> str:
+    return msg.model_dump_json(exclude_none=True)

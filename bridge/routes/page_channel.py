@@ -1,0 +1,223 @@
+"""The page channel: register, the SSE stream and the WebSocket down to a page, results and events back up."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+from sse_starlette import EventSourceResponse
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route, WebSocketRoute
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from bridge import protocol
+from bridge.dispatch import Dispatcher
+from bridge.http import HTTPError, error_response, read_body
+from bridge.protocol import ByeMsg, FramesMsg, InstanceId, ProtocolError, RegisterReply, ResultMsg, Secret
+from bridge.registry import Instance
+
+log = logging.getLogger("bridge.pages")
+
+#: WebSocket close code telling the client its credentials are unknown: register again.
+WS_CLOSE_REREGISTER = 4401
+
+
+class SSEConnection:
+    """Frames for one page, queued for its EventSource stream."""
+
+    kind = "sse"
+
+    def __init__(self) -> None:
+        self.queue: asyncio.Queue[str | None] = asyncio.Queue()
+        self.closed = False
+
+    async def send(self, text: str) -> None:
+        if self.closed:
+            raise ConnectionError("stream closed")
+        self.queue.put_nowait(text)
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            self.queue.put_nowait(None)
+
+
+class WSConnection:
+    """Frames for one page, written straight to its WebSocket."""
+
+    kind = "ws"
+
+    def __init__(self, ws: WebSocket) -> None:
+        self.ws = ws
+        self.closed = False
+
+    async def send(self, text: str) -> None:
+        if self.closed:
+            raise ConnectionError("websocket closed")
+        try:
+            await self.ws.send_text(text)
+        except (RuntimeError, OSError, WebSocketDisconnect) as exc:
+            self.closed = True
+            raise ConnectionError(str(exc)) from exc
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            asyncio.ensure_future(self._close())
+
+    async def _close(self) -> None:
+        try:
+            await self.ws.close(code=4000, reason="replaced by a newer connection")
+        except (RuntimeError, OSError):
+            pass
+
+
+class Credentials(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+    instanceId: InstanceId
+    secret: Secret
+
+
+def _dispatcher(request: Request | WebSocket) -> Dispatcher:
+    return request.app.state.dispatcher
+
+
+def _json(raw: bytes) -> Any:
+    try:
+        return json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise HTTPError(400, "bad_json", f"Body is not valid JSON: {exc}.") from None
+
+
+def handle_up(d: Dispatcher, inst: Instance, msg: protocol.UpMessage) -> bool:
+    """Apply one message from a page. False if it was a result nobody is waiting for (stale or forged)."""
+    inst.touch()
+    if isinstance(msg, ResultMsg):
+        return d.pending.resolve(inst.id, msg)
+    if isinstance(msg, FramesMsg):
+        d.registry.update_frames(inst, msg.frames, msg.url, msg.title)
+    elif isinstance(msg, ByeMsg):
+        d.page_unloading(inst)
+    return True
+
+
+async def register(request: Request) -> Response:
+    d = _dispatcher(request)
+    try:
+        req = protocol.parse_register(await read_body(request, d.settings.max_body))
+    except HTTPError as exc:
+        return error_response(exc.status, exc.code, exc.message)
+    except ProtocolError as exc:
+        return error_response(400, "bad_register", f"Malformed register request: {exc}.")
+    was = d.registry.instances.get(req.instanceId or "")
+    was_live = bool(was and was.live)
+    inst, renamed = d.registry.register(req)
+    if was is inst and was_live:
+        d.page_reloaded(inst)
+    log.info("page %s registered (%s)%s", inst.id, inst.url, " as a new tab" if renamed else "")
+    reply = RegisterReply(instanceId=inst.id, secret=inst.secret, ttl=d.settings.page_ttl,
+                          heartbeat=d.settings.heartbeat, maxResult=d.settings.max_result, renamed=renamed)
+    return Response(protocol.dump(reply), media_type="application/json", headers={"Cache-Control": "no-store"})
+
+
+def _authenticate(d: Dispatcher, instance_id: str | None, secret: str | None) -> Instance | None:
+    if not instance_id or not secret:
+        return None
+    return d.registry.authenticate(instance_id, secret)
+
+
+async def events(request: Request) -> Response:
+    d = _dispatcher(request)
+    inst = _authenticate(d, request.query_params.get("i"), request.query_params.get("t"))
+    if inst is None:
+        return error_response(401, "unknown_page", "Unknown instance or wrong secret: register again.")
+    conn = SSEConnection()
+    d.registry.attach(inst, conn)
+    log.info("page %s connected over SSE", inst.id)
+
+    async def stream():
+        try:
+            while True:
+                text = await conn.queue.get()
+                if text is None:
+                    return
+                yield {"data": text}
+        finally:
+            conn.closed = True
+            if d.registry.detach(inst, conn):
+                d.page_disconnected(inst)
+                log.info("page %s disconnected (SSE)", inst.id)
+
+    return EventSourceResponse(stream(), ping=d.settings.heartbeat, headers={"Cache-Control": "no-store"})
+
+
+async def websocket(ws: WebSocket) -> None:
+    d = _dispatcher(ws)
+    inst = _authenticate(d, ws.query_params.get("i"), ws.query_params.get("t"))
+    await ws.accept()
+    if inst is None:
+        await ws.close(code=WS_CLOSE_REREGISTER, reason="unknown instance or wrong secret: register again")
+        return
+    conn = WSConnection(ws)
+    d.registry.attach(inst, conn)
+    log.info("page %s connected over WebSocket", inst.id)
+    try:
+        while True:
+            raw = await ws.receive_text()
+            try:
+                msg = protocol.parse_up(raw)
+            except ProtocolError as exc:
+                log.warning("page %s sent a malformed message: %s", inst.id, exc)
+                continue
+            handle_up(d, inst, msg)
+    except WebSocketDisconnect:
+        pass
+    finally:
+        conn.closed = True
+        if d.registry.detach(inst, conn):
+            d.page_disconnected(inst)
+            log.info("page %s disconnected (WebSocket)", inst.id)
+
+
+async def result(request: Request) -> Response:
+    """A page's up message over HTTP: the message fields plus `instanceId` and `secret`, sent as text/plain."""
+    d = _dispatcher(request)
+    try:
+        data = _json(await read_body(request, d.settings.max_body))
+    except HTTPError as exc:
+        return error_response(exc.status, exc.code, exc.message)
+    if not isinstance(data, dict):
+        return error_response(400, "bad_message", "Body must be a JSON object.")
+    try:
+        creds = Credentials.model_validate(data)
+    except ValidationError:
+        return error_response(401, "unknown_page", "Missing or malformed instanceId/secret.")
+    inst = _authenticate(d, creds.instanceId, creds.secret)
+    if inst is None:
+        return error_response(403, "forbidden", "Wrong secret for this instance: the message was ignored.")
+    try:
+        msg = protocol.parse_up(data)
+    except ProtocolError as exc:
+        return error_response(400, "bad_message", f"Malformed message: {exc}.")
+    if not handle_up(d, inst, msg):
+        return error_response(409, "stale_result", "No call of this page is waiting for that requestId.")
+    return Response(status_code=204)
+
+
+async def health(request: Request) -> Response:
+    from bridge import __version__
+
+    return JSONResponse({"name": "dbg-bridge", "version": __version__, "protocol": protocol.PROTOCOL_VERSION})
+
+
+routes = [
+    Route("/bridge/register", register, methods=["POST"]),
+    Route("/bridge/events", events, methods=["GET"]),
+    Route("/bridge/result", result, methods=["POST"]),
+    Route("/bridge/health", health, methods=["GET"]),
+    WebSocketRoute("/bridge/ws", websocket),
+]

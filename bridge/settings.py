@@ -1,0 +1,108 @@
+"""The one settings object: defaults < config file < environment (DBG_*) < CLI flags."""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Any, Literal, Mapping
+
+from pydantic import BaseModel, Field, ValidationError
+
+ENV_PREFIX = "DBG_"
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+
+
+def default_config_dir() -> Path:
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "dbg-bridge"
+
+
+class Settings(BaseModel):
+    """Everything the bridge can be told. Each field is a `--flag` and a `DBG_FIELD` variable."""
+
+    model_config = {"extra": "forbid", "validate_assignment": True}
+
+    host: str = Field("127.0.0.1", description="Interface to bind. Anything but loopback prints a warning.")
+    port: int = Field(7878, ge=0, le=65535, description="Port to bind; 0 picks a free one and prints it.")
+    config_dir: Path = Field(default_factory=default_config_dir, description="Where the token file lives.")
+    no_auth: bool = Field(False, description="Serve /mcp without a bearer token (loopback only).")
+    token: str | None = Field(None, description="Use this token instead of the one in the token file.")
+    stateless: bool = Field(False, description="Serve /mcp statelessly with JSON responses (no sessions).")
+    allow_origins: list[str] = Field(
+        default_factory=list,
+        description="Extra page origins allowed on the page channel (loopback origins are always allowed).",
+    )
+    page_ttl: float = Field(600.0, gt=0, description="Seconds a disconnected page keeps its pageId.")
+    exec_timeout: float = Field(30.0, gt=0, description="Default seconds a page command may take.")
+    max_exec_timeout: float = Field(300.0, gt=0, description="Largest timeout a caller may ask for.")
+    max_body: int = Field(1 << 20, gt=1024, description="Largest request body the page channel accepts (bytes).")
+    max_result: int = Field(512_000, gt=1024, description="Largest serialized result a page may return (chars).")
+    heartbeat: float = Field(15.0, gt=0, description="Seconds between heartbeats on page streams.")
+    log_level: Literal["debug", "info", "warning", "error"] = Field("info", description="Bridge log level.")
+
+    @property
+    def token_file(self) -> Path:
+        return self.config_dir / "token"
+
+    @property
+    def is_loopback(self) -> bool:
+        return self.host in LOOPBACK_HOSTS
+
+    def base_url(self, port: int | None = None) -> str:
+        host = "127.0.0.1" if self.host in ("0.0.0.0", "::", "") else self.host
+        if ":" in host:
+            host = f"[{host}]"
+        return f"http://{host}:{port if port is not None else self.port}"
+
+
+def config_file_path(env: Mapping[str, str]) -> Path:
+    explicit = env.get(ENV_PREFIX + "CONFIG")
+    if explicit:
+        return Path(explicit)
+    dir_ = env.get(ENV_PREFIX + "CONFIG_DIR")
+    return (Path(dir_) if dir_ else default_config_dir()) / "config.toml"
+
+
+def _from_env(env: Mapping[str, str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, field in Settings.model_fields.items():
+        raw = env.get(ENV_PREFIX + name.upper())
+        if raw is None:
+            continue
+        if field.annotation is bool:
+            out[name] = raw.strip().lower() in ("1", "true", "yes", "on")
+        elif name == "allow_origins":
+            out[name] = [o.strip() for o in raw.split(",") if o.strip()]
+        else:
+            out[name] = raw
+    return out
+
+
+class SettingsError(Exception):
+    """A setting has a bad value; the message names the setting and where it came from."""
+
+
+def load_settings(cli: Mapping[str, Any] | None = None, env: Mapping[str, str] | None = None) -> Settings:
+    """Merge defaults < config file < environment < CLI flags (None means 'not given')."""
+    env = os.environ if env is None else env
+    layers: list[tuple[str, dict[str, Any]]] = []
+    path = config_file_path(env)
+    if path.is_file():
+        try:
+            layers.append((str(path), tomllib.loads(path.read_text())))
+        except tomllib.TOMLDecodeError as exc:
+            raise SettingsError(f"{path} is not valid TOML: {exc}. Fix or delete it.") from exc
+    layers.append(("environment", _from_env(env)))
+    layers.append(("command line", {k: v for k, v in (cli or {}).items() if v is not None}))
+    merged: dict[str, Any] = {}
+    for source, layer in layers:
+        unknown = set(layer) - set(Settings.model_fields)
+        if unknown:
+            raise SettingsError(f"Unknown setting(s) {sorted(unknown)} in {source}. Known: {sorted(Settings.model_fields)}")
+        merged.update(layer)
+    try:
+        return Settings(**merged)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        raise SettingsError(f"Invalid setting: {problems}") from exc

@@ -1,0 +1,6 @@
+"""Every tool family, joined into the one table the MCP server registers."""
+
+from bridge.tools import page
+from bridge.tools.base import Tool
+
+TOOLS: list[Tool] = [*page.TOOLS]

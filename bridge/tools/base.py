@@ -1,0 +1,54 @@
+"""A tool is data plus one async handler; `bind` hands the handler the dispatcher and hides that parameter."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import typing
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from mcp.types import ToolAnnotations
+
+Handler = Callable[..., Awaitable[Any]]
+
+
+@dataclass(frozen=True)
+class Tool:
+    """One MCP tool: its name and description come from the handler's name and docstring."""
+
+    handler: Handler
+    annotations: ToolAnnotations
+
+    @property
+    def name(self) -> str:
+        return self.handler.__name__
+
+    @property
+    def description(self) -> str:
+        return inspect.cleandoc(self.handler.__doc__ or "")
+
+    def bind(self, dispatcher: Any) -> Handler:
+        """The handler with its first parameter (the dispatcher) filled in, for the MCP server to register."""
+        handler = self.handler
+        hints = typing.get_type_hints(handler, include_extras=True)
+        sig = inspect.signature(handler)
+        params = [p.replace(annotation=hints.get(p.name, p.annotation)) for p in list(sig.parameters.values())[1:]]
+
+        @functools.wraps(handler)
+        async def bound(**kwargs: Any) -> Any:
+            return await handler(dispatcher, **kwargs)
+
+        bound.__signature__ = sig.replace(parameters=params, return_annotation=hints.get("return", sig.return_annotation))  # type: ignore[attr-defined]
+        bound.__annotations__ = {k: v for k, v in hints.items() if k in {p.name for p in params} or k == "return"}
+        del bound.__wrapped__  # type: ignore[attr-defined]
+        return bound
+
+
+def read_only(title: str) -> ToolAnnotations:
+    return ToolAnnotations(title=title, read_only_hint=True, destructive_hint=False, open_world_hint=False)
+
+
+def acting(title: str, *, destructive: bool = True) -> ToolAnnotations:
+    return ToolAnnotations(title=title, read_only_hint=False, destructive_hint=destructive, open_world_hint=False)

@@ -1,0 +1,788 @@
+// @ts-check
+/**
+ * dbg-bridge page client. Plain JS, no build step: load it with
+ *   <script src="http://127.0.0.1:7878/inject/dbg_client.js"></script>
+ * Options (data-* on the script tag, or window.__DBG_CONFIG): bridge (URL), channel ('auto' | 'ws' | 'sse'),
+ * attach (label shown in page_list), shard ('auto' | 'off': give each tab's SSE stream its own *.localhost host).
+ *
+ * Sections: constants & types, result rendering, COMMANDS, frame router, transport (BridgeClient), boot.
+ */
+(function () {
+  'use strict';
+
+  // ---- constants & types --------------------------------------------------------------------------------
+
+  const PROTOCOL_VERSION = 1;
+  const VERSION = '0.1.0';
+  const STORAGE_KEY = '__dbg_id';
+  const LEAVING_KEY = '__dbg_leaving';
+  const MAX_STRING = 100000;
+  const MAX_ITEMS = 1000;
+  const MAX_DEPTH = 12;
+  const FRAME_READY_WAIT_MS = 5000;
+
+  /**
+   * Wire shapes; mirrored from bridge/protocol.py (PROTOCOL_VERSION 1).
+   * @typedef {{frameId: string, parent: string|null, url: string, title: string, origin: string,
+   *            crossOrigin: boolean, ready: boolean}} FrameInfo
+   * @typedef {{v: number, instanceId: string|null, secret: string|null, reclaim: boolean, url: string,
+   *            title: string, origin: string, port: number|null, attach: string, frames: FrameInfo[]}} RegisterRequest
+   * @typedef {{type: 'registered', v: number, instanceId: string, secret: string, ttl: number,
+   *            heartbeat: number, maxResult: number, renamed: boolean}} RegisterReply
+   * @typedef {{type: 'exec', requestId: string, frameId: string, command: string,
+   *            params: Record<string, any>, timeout: number}} ExecFrame
+   * @typedef {{type: 'ping'}} PingFrame
+   * @typedef {{code: string, message: string, stack?: string, size?: number}} ErrorInfo
+   * @typedef {{type: 'result', requestId: string, ok: boolean, result?: any, error?: ErrorInfo}} ResultMsg
+   * @typedef {{type: 'frames', frames: FrameInfo[], url?: string, title?: string}} FramesMsg
+   * @typedef {{type: 'bye'}} ByeMsg
+   * @typedef {ResultMsg | FramesMsg | ByeMsg} UpMessage
+   * @typedef {{__dbg: 1, type: string, payload?: any, requestId?: string, _f?: string}} Envelope
+   * @typedef {{frameId: string, role: 'host'|'frame', maxResult: number}} CommandContext
+   * @typedef {(params: Record<string, any>, ctx: CommandContext) => Promise<any>} Command
+   */
+
+  if (/** @type {any} */ (window).__dbg && /** @type {any} */ (window).__dbg.version) return; // loaded twice
+
+  const script = /** @type {HTMLScriptElement|null} */ (document.currentScript);
+  const scriptUrl = script && script.src ? new URL(script.src, location.href) : null;
+  const userConfig = /** @type {any} */ (window).__DBG_CONFIG || {};
+  /** @param {string} name @param {string} fallback */
+  function option(name, fallback) {
+    const fromTag = script && script.dataset ? script.dataset[name] : undefined;
+    const fromQuery = scriptUrl ? scriptUrl.searchParams.get(name) : null;
+    return String(userConfig[name] || fromTag || fromQuery || fallback);
+  }
+  const BRIDGE = option('bridge', scriptUrl ? scriptUrl.origin : 'http://127.0.0.1:7878').replace(/\/+$/, '');
+  const CLIENT_URL = scriptUrl ? scriptUrl.href : BRIDGE + '/inject/dbg_client.js';
+
+  /** An error with a code the bridge shows the agent. */
+  class DbgError extends Error {
+    /** @param {string} code @param {string} message @param {number} [size] */
+    constructor(code, message, size) {
+      super(message);
+      this.code = code;
+      this.size = size;
+    }
+  }
+
+  // ---- result rendering: any JS value -> a bounded JSON value -----------------------------------------
+
+  /** @param {Element} el */
+  function describeElement(el) {
+    let s = '<' + el.tagName.toLowerCase();
+    if (el.id) s += '#' + el.id;
+    const cls = typeof el.className === 'string' ? el.className.trim().split(/\s+/).filter(Boolean) : [];
+    if (cls.length) s += '.' + cls.slice(0, 3).join('.');
+    s += '>';
+    const text = (el.textContent || '').replace(/\s+/g, ' ').trim();
+    if (text) s += ' ' + JSON.stringify(text.length > 80 ? text.slice(0, 80) + '…' : text);
+    return '[Element ' + s + ']';
+  }
+
+  /**
+   * @param {any} v
+   * @param {number} depth
+   * @param {Map<any, string>} seen object -> path where it was first met (for cycles)
+   * @param {string} path
+   * @returns {any}
+   */
+  function render(v, depth, seen, path) {
+    switch (typeof v) {
+      case 'undefined': return '[undefined]';
+      case 'number': return Number.isFinite(v) ? v : '[' + String(v) + ']';
+      case 'bigint': return String(v) + 'n';
+      case 'symbol': return '[' + String(v) + ']';
+      case 'function': return '[Function: ' + (v.name || 'anonymous') + ']';
+      case 'string':
+        return v.length > MAX_STRING ? v.slice(0, MAX_STRING) + '…[truncated: ' + v.length + ' chars in all]' : v;
+      case 'boolean': return v;
+    }
+    if (v === null) return null;
+    if (seen.has(v)) return '[Circular ~' + seen.get(v) + ']';
+    if (depth > MAX_DEPTH) return '[Object: depth limit]';
+    if (typeof Node !== 'undefined' && v instanceof Node) {
+      if (v.nodeType === 1) return describeElement(/** @type {Element} */ (v));
+      if (v.nodeType === 3) return '[Text ' + JSON.stringify((v.textContent || '').slice(0, 80)) + ']';
+      if (v.nodeType === 9) return '[Document ' + /** @type {Document} */ (v).URL + ']';
+      return '[' + v.nodeName + ']';
+    }
+    if (typeof Window !== 'undefined' && v instanceof Window) {
+      try { return '[Window ' + v.location.href + ']'; } catch (_) { return '[Window (cross-origin)]'; }
+    }
+    if (v instanceof Error) {
+      return { '[Error]': v.name, message: v.message, stack: String(v.stack || '').slice(0, 4000) };
+    }
+    if (v instanceof Date) return isNaN(v.getTime()) ? '[Invalid Date]' : v.toISOString();
+    if (v instanceof RegExp) return '[RegExp ' + String(v) + ']';
+    if (typeof Promise !== 'undefined' && v instanceof Promise) return '[Promise]';
+    if (v instanceof ArrayBuffer) return '[ArrayBuffer ' + v.byteLength + ' bytes]';
+    seen.set(v, path || '$');
+    try {
+      if (v instanceof Map) {
+        const entries = [];
+        for (const [k, val] of v) {
+          if (entries.length >= MAX_ITEMS) { entries.push('[… ' + (v.size - MAX_ITEMS) + ' more]'); break; }
+          entries.push([render(k, depth + 1, seen, path + '.key'), render(val, depth + 1, seen, path + '.' + String(k))]);
+        }
+        return { '[Map]': entries };
+      }
+      if (v instanceof Set) {
+        const items = [];
+        for (const val of v) {
+          if (items.length >= MAX_ITEMS) { items.push('[… ' + (v.size - MAX_ITEMS) + ' more]'); break; }
+          items.push(render(val, depth + 1, seen, path + '[]'));
+        }
+        return { '[Set]': items };
+      }
+      const listLike = Array.isArray(v) || ArrayBuffer.isView(v) ||
+        (typeof NodeList !== 'undefined' && v instanceof NodeList) ||
+        (typeof HTMLCollection !== 'undefined' && v instanceof HTMLCollection);
+      if (listLike) {
+        const arr = /** @type {ArrayLike<any>} */ (v);
+        const out = [];
+        const n = Math.min(arr.length, MAX_ITEMS);
+        for (let i = 0; i < n; i++) out.push(render(arr[i], depth + 1, seen, path + '[' + i + ']'));
+        if (arr.length > MAX_ITEMS) out.push('[… ' + (arr.length - MAX_ITEMS) + ' more]');
+        return out;
+      }
+      if (typeof v.toJSON === 'function') {
+        try { return render(v.toJSON(), depth + 1, seen, path); } catch (_) { /* fall through to the fields */ }
+      }
+      /** @type {Record<string, any>} */
+      const out = {};
+      let count = 0;
+      for (const key in v) {
+        if (count++ >= MAX_ITEMS) { out['[…]'] = 'more keys'; break; }
+        let val;
+        try { val = v[key]; } catch (e) { val = '[Throws: ' + /** @type {Error} */ (e).message + ']'; }
+        out[key] = render(val, depth + 1, seen, path + '.' + key);
+      }
+      return out;
+    } finally {
+      seen.delete(v);
+    }
+  }
+
+  /** Render a value and enforce the bridge's result cap (too big -> a result_too_large error). */
+  function toResult(/** @type {any} */ value, /** @type {number} */ maxResult) {
+    const rendered = render(value, 0, new Map(), '');
+    const size = JSON.stringify(rendered === undefined ? null : rendered).length;
+    if (size > maxResult) {
+      throw new DbgError('result_too_large', 'The result is ' + size + ' characters as JSON, over the ' + maxResult +
+        '-character cap. Return less: slice it, pick the fields you need, or summarise in the page.', size);
+    }
+    return rendered;
+  }
+
+  /** @param {any} e @returns {ErrorInfo} */
+  function toErrorInfo(e) {
+    if (e instanceof DbgError) return { code: e.code, message: e.message, size: e.size };
+    if (e instanceof Error) {
+      return { code: 'page_exception', message: e.name + ': ' + e.message, stack: String(e.stack || '').slice(0, 8000) };
+    }
+    let text;
+    try { text = JSON.stringify(render(e, 0, new Map(), '')); } catch (_) { text = String(e); }
+    return { code: 'page_exception', message: 'Uncaught (non-Error) value thrown: ' + String(text).slice(0, 2000) };
+  }
+
+  // ---- COMMANDS: name -> async (params, ctx) => result -------------------------------------------------
+
+  const AsyncFunction = Object.getPrototypeOf(async function () {}).constructor;
+
+  /** @param {string} code */
+  function compile(code) {
+    const expr = code.replace(/[\s;]+$/, '');
+    try {
+      return new AsyncFunction('args', 'return (' + expr + '\n);');
+    } catch (e) {
+      if (!(e instanceof SyntaxError)) throw e;
+    }
+    return new AsyncFunction('args', code);
+  }
+
+  /** @type {Record<string, Command>} */
+  const COMMANDS = {
+    async ping(_params, ctx) {
+      return { pong: true, frameId: ctx.frameId, url: location.href, time: Date.now() };
+    },
+    async location() {
+      return { href: location.href, origin: location.origin, title: document.title, readyState: document.readyState };
+    },
+    async frames(_params, ctx) {
+      if (ctx.role === 'host') return router.frameList();
+      return Array.from(document.querySelectorAll('iframe, frame')).map((el) => ({
+        src: /** @type {HTMLIFrameElement} */ (el).src, crossOrigin: !sameOrigin(/** @type {HTMLIFrameElement} */ (el)),
+      }));
+    },
+    async eval(params, ctx) {
+      const code = String(params.code == null ? '' : params.code);
+      let fn;
+      try {
+        fn = compile(code);
+      } catch (e) {
+        if (e instanceof EvalError || /unsafe-eval|Content Security Policy/i.test(String(/** @type {any} */ (e).message))) {
+          throw new DbgError('csp_blocked', "This page's Content-Security-Policy forbids eval ('unsafe-eval' is not " +
+            'allowed), so code cannot run here. Named commands (ping, location, frames) still work; in development, ' +
+            "add 'unsafe-eval' to script-src to enable page_exec code.");
+        }
+        if (e instanceof SyntaxError) throw new DbgError('syntax_error', 'SyntaxError: ' + e.message + '. Fix the code and retry.');
+        throw e;
+      }
+      return toResult(await fn.call(window, params.args), ctx.maxResult);
+    },
+  };
+
+  /** Run one command here (in this window) and package the outcome. @returns {Promise<{ok: boolean, result?: any, error?: ErrorInfo}>} */
+  async function runLocal(/** @type {string} */ name, /** @type {Record<string, any>} */ params, /** @type {CommandContext} */ ctx) {
+    const cmd = Object.prototype.hasOwnProperty.call(COMMANDS, name) ? COMMANDS[name] : null;
+    if (!cmd) {
+      return { ok: false, error: { code: 'unknown_command', message: "Unknown command '" + name + "'. Known: " + Object.keys(COMMANDS).join(', ') + '.' } };
+    }
+    try {
+      const result = await cmd(params || {}, ctx);
+      return { ok: true, result: name === 'eval' ? result : toResult(result, ctx.maxResult) };
+    } catch (e) {
+      return { ok: false, error: toErrorInfo(e) };
+    }
+  }
+
+  // ---- frame router: host <-> same-origin iframes over postMessage envelopes ----------------------------
+
+  /** @param {HTMLIFrameElement} el */
+  function sameOrigin(el) {
+    try {
+      const w = el.contentWindow;
+      return !!w && w.location.origin === location.origin;
+    } catch (_) {
+      return false;
+    }
+  }
+
+  /** @param {any} data @returns {data is Envelope} */
+  function isEnvelope(data) {
+    return !!data && typeof data === 'object' && data.__dbg === 1 && typeof data.type === 'string' && data.type.startsWith('dbg_');
+  }
+
+  /**
+   * @typedef {{id: string, el: HTMLIFrameElement, parent: string, ready: boolean, win: Window|null,
+   *            readyWaiters: Array<() => void>}} FrameEntry
+   */
+  const router = {
+    /** @type {Map<string, FrameEntry>} */ frames: new Map(),
+    /** @type {WeakMap<Element, string>} */ ids: new WeakMap(),
+    /** @type {Map<string, {resolve: (v: any) => void, frameId: string}>} */ waiting: new Map(),
+    /** @type {WeakSet<Document>} */ observed: new WeakSet(),
+    next: 0,
+    seq: 0,
+    /** @type {(() => void) | null} */ onChange: null,
+    changeTimer: 0,
+
+    /** Walk every same-origin document from the host down; give each iframe a stable frameId. */
+    scan() {
+      const found = new Set();
+      /** @param {Document} doc @param {string} parentId */
+      const walk = (doc, parentId) => {
+        this.observe(doc);
+        for (const node of Array.from(doc.querySelectorAll('iframe, frame'))) {
+          const el = /** @type {HTMLIFrameElement} */ (node);
+          let id = this.ids.get(el);
+          if (!id) {
+            id = 'f' + this.next++;
+            this.ids.set(el, id);
+            el.addEventListener('load', () => this.frameLoaded(el));
+          }
+          found.add(id);
+          let entry = this.frames.get(id);
+          if (!entry) {
+            entry = { id, el, parent: parentId, ready: false, win: null, readyWaiters: [] };
+            this.frames.set(id, entry);
+            this.inject(el);
+          }
+          entry.win = el.contentWindow;
+          if (sameOrigin(el)) {
+            try { if (el.contentDocument) walk(el.contentDocument, id); } catch (_) { /* navigating */ }
+          }
+        }
+      };
+      walk(document, 'host');
+      for (const [id, entry] of this.frames) {
+        if (!found.has(id)) {
+          this.frames.delete(id);
+          this.failFrame(id, 'frame_removed', 'Frame ' + id + ' was removed from the page while the call ran.');
+          void entry;
+        }
+      }
+      this.changed();
+    },
+
+    /** @param {Document} doc */
+    observe(doc) {
+      if (this.observed.has(doc)) return;
+      this.observed.add(doc);
+      const mo = new MutationObserver((records) => {
+        for (const r of records) {
+          for (const n of Array.from(r.addedNodes).concat(Array.from(r.removedNodes))) {
+            if (n.nodeType === 1 && (/** @type {Element} */ (n).matches('iframe, frame') || /** @type {Element} */ (n).querySelector('iframe, frame'))) {
+              this.scan();
+              return;
+            }
+          }
+        }
+      });
+      mo.observe(doc, { childList: true, subtree: true });
+    },
+
+    /** Put the client into a same-origin frame that does not have it yet. @param {HTMLIFrameElement} el */
+    inject(el) {
+      if (!sameOrigin(el)) return;
+      try {
+        const w = /** @type {any} */ (el.contentWindow);
+        const doc = el.contentDocument;
+        if (!w || !doc || w.__dbg) {
+          if (w && w.__dbg) this.hello(el);
+          return;
+        }
+        if (doc.readyState === 'uninitialized' || (doc.URL === 'about:blank' && el.getAttribute('src') && el.getAttribute('src') !== 'about:blank')) {
+          return; // the real document is still on its way; the load event injects
+        }
+        const s = doc.createElement('script');
+        s.src = CLIENT_URL;
+        (doc.head || doc.documentElement).appendChild(s);
+      } catch (_) { /* navigating or sandboxed: the load event retries */ }
+    },
+
+    /** @param {HTMLIFrameElement} el */
+    hello(el) {
+      try { el.contentWindow && el.contentWindow.postMessage({ __dbg: 1, type: 'dbg_hello' }, location.origin); } catch (_) { /* gone */ }
+    },
+
+    /** @param {HTMLIFrameElement} el */
+    frameLoaded(el) {
+      const id = this.ids.get(el);
+      const entry = id ? this.frames.get(id) : undefined;
+      if (id && entry) {
+        entry.ready = false;
+        entry.win = el.contentWindow;
+        this.failFrame(id, 'frame_reloaded', 'Frame ' + id + ' navigated or reloaded while the call ran. Retry if it is safe.');
+        this.inject(el);
+      }
+      this.scan();
+    },
+
+    /** A frame's client announced itself. @param {MessageEventSource|null} source */
+    ready(source) {
+      for (const entry of this.frames.values()) {
+        if (entry.el.contentWindow === source) {
+          entry.win = /** @type {Window} */ (source);
+          entry.ready = true;
+          entry.readyWaiters.splice(0).forEach((f) => f());
+          this.changed();
+          return;
+        }
+      }
+    },
+
+    changed() {
+      if (this.changeTimer || !this.onChange) return;
+      this.changeTimer = window.setTimeout(() => {
+        this.changeTimer = 0;
+        if (this.onChange) this.onChange();
+      }, 30);
+    },
+
+    /** @returns {FrameInfo[]} */
+    frameList() {
+      const out = [];
+      for (const e of this.frames.values()) {
+        const same = sameOrigin(e.el);
+        let url = e.el.src || 'about:blank', title = '', origin = '';
+        if (same) {
+          try {
+            url = /** @type {Window} */ (e.el.contentWindow).location.href;
+            title = (e.el.contentDocument && e.el.contentDocument.title) || '';
+            origin = location.origin;
+          } catch (_) { /* navigating */ }
+        } else {
+          try { origin = new URL(url, location.href).origin; } catch (_) { origin = ''; }
+        }
+        out.push({ frameId: e.id, parent: e.parent, url: url.slice(0, 4000), title: title.slice(0, 4000), origin, crossOrigin: !same, ready: e.ready });
+      }
+      return out;
+    },
+
+    /** @param {string} frameId @param {string} code @param {string} message */
+    failFrame(frameId, code, message) {
+      for (const [rid, w] of this.waiting) {
+        if (w.frameId === frameId) {
+          this.waiting.delete(rid);
+          w.resolve({ ok: false, error: { code, message } });
+        }
+      }
+    },
+
+    /** Run a command in frame `frameId` (host side). */
+    async exec(/** @type {string} */ frameId, /** @type {string} */ command, /** @type {Record<string, any>} */ params, /** @type {number} */ timeoutMs) {
+      const entry = this.frames.get(frameId);
+      if (!entry) return { ok: false, error: { code: 'unknown_page', message: 'This page has no frame ' + frameId + ' (it may have been removed). Call page_list.' } };
+      if (!sameOrigin(entry.el)) {
+        return { ok: false, error: { code: 'cross_origin_frame', message: 'Frame ' + frameId + ' is cross-origin; the client cannot reach into it. Load the client in that page and it appears as its own page.' } };
+      }
+      if (!entry.ready) {
+        this.inject(entry.el);
+        this.hello(entry.el);
+        const ok = await new Promise((resolve) => {
+          const t = setTimeout(() => resolve(false), Math.min(timeoutMs, FRAME_READY_WAIT_MS));
+          entry.readyWaiters.push(() => { clearTimeout(t); resolve(true); });
+        });
+        if (!ok) {
+          return { ok: false, error: { code: 'frame_not_ready', message: 'Frame ' + frameId + ' has no running client (still loading, or its CSP blocks the client script). Retry shortly, or check the frame in page_list.' } };
+        }
+      }
+      const requestId = 'r' + ++this.seq;
+      return new Promise((resolve) => {
+        this.waiting.set(requestId, { resolve, frameId });
+        /** @type {Envelope} */
+        const env = { __dbg: 1, type: 'dbg_exec', payload: { command, params }, requestId, _f: frameId };
+        try {
+          /** @type {Window} */ (entry.win).postMessage(env, location.origin);
+        } catch (e) {
+          this.waiting.delete(requestId);
+          resolve({ ok: false, error: { code: 'frame_not_ready', message: 'Could not reach frame ' + frameId + ': ' + String(e) } });
+        }
+      });
+    },
+
+    /** @param {MessageEvent} ev */
+    onMessage(ev) {
+      if (ev.origin !== location.origin || !isEnvelope(ev.data)) return;
+      const env = ev.data;
+      if (env.type === 'dbg_ready') this.ready(ev.source);
+      else if (env.type === 'dbg_exec_result' && env.requestId) {
+        const w = this.waiting.get(env.requestId);
+        const entry = w && this.frames.get(w.frameId);
+        if (!w || !entry || entry.el.contentWindow !== ev.source) return; // not from the frame we asked
+        this.waiting.delete(env.requestId);
+        w.resolve(env.payload);
+      }
+    },
+  };
+
+  // ---- transport: BridgeClient (WebSocket fast path, SSE + POST baseline) ------------------------------
+
+  /** @param {number} ms */
+  const delay = (ms) => new Promise((r) => setTimeout(r, ms));
+
+  class BridgeClient {
+    /** @param {string} base @param {{channel: string, attach: string, shard: string, frames: () => FrameInfo[], onExec: (f: ExecFrame) => void}} opts */
+    constructor(base, opts) {
+      this.base = base;
+      this.opts = opts;
+      /** @type {'idle'|'connecting'|'connected'|'stopped'} */ this.state = 'idle';
+      /** @type {''|'ws'|'sse'} */ this.channel = '';
+      /** @type {{instanceId: string, secret: string}|null} */ this.id = this.loadId();
+      this.reclaim = false;
+      this.maxResult = 512000;
+      /** @type {WebSocket|null} */ this.ws = null;
+      /** @type {EventSource|null} */ this.es = null;
+      this.postBase = base;
+      this.attempt = 0;
+      this.wsFailed = false;
+      this.gen = 0;
+    }
+
+    loadId() {
+      try {
+        const raw = sessionStorage.getItem(STORAGE_KEY);
+        this.reclaim = sessionStorage.getItem(LEAVING_KEY) === '1';
+        sessionStorage.removeItem(LEAVING_KEY);
+        const v = raw ? JSON.parse(raw) : null;
+        return v && typeof v.instanceId === 'string' && typeof v.secret === 'string' ? v : null;
+      } catch (_) {
+        return null;
+      }
+    }
+
+    get pageId() {
+      return this.id ? this.id.instanceId : null;
+    }
+
+    /** Register (or renew), then open the fastest channel that works. Retries by itself forever. */
+    async connect() {
+      if (this.state === 'stopped') return;
+      const gen = ++this.gen;
+      this.state = 'connecting';
+      for (;;) {
+        try {
+          await this.register();
+          if (gen !== this.gen) return;
+          const useWs = this.opts.channel === 'ws' || (this.opts.channel === 'auto' && !this.wsFailed && typeof WebSocket !== 'undefined');
+          if (useWs) {
+            const ok = await this.openWs(gen);
+            if (ok) return;
+            if (this.opts.channel === 'auto') this.wsFailed = true;
+          } else {
+            if (await this.openSse(gen)) return;
+          }
+        } catch (_) { /* bridge not up yet: retry below */ }
+        if (gen !== this.gen || this.state === 'stopped') return;
+        this.attempt++;
+        await delay(Math.min(2000, 100 * Math.pow(2, Math.min(this.attempt, 5))));
+      }
+    }
+
+    async register() {
+      const loc = location;
+      /** @type {RegisterRequest} */
+      const req = {
+        v: PROTOCOL_VERSION,
+        instanceId: this.id ? this.id.instanceId : null,
+        secret: this.id ? this.id.secret : null,
+        reclaim: this.reclaim,
+        url: loc.href.slice(0, 4000),
+        title: (document.title || '').slice(0, 4000),
+        origin: loc.origin,
+        port: loc.port ? Number(loc.port) : null,
+        attach: this.opts.attach,
+        frames: this.opts.frames(),
+      };
+      const res = await fetch(this.base + '/bridge/register', {
+        method: 'POST', body: JSON.stringify(req), headers: { 'Content-Type': 'text/plain' }, cache: 'no-store',
+      });
+      if (!res.ok) throw new Error('register failed: HTTP ' + res.status);
+      /** @type {RegisterReply} */
+      const reply = await res.json();
+      this.id = { instanceId: reply.instanceId, secret: reply.secret };
+      this.reclaim = true; // from now on this id is ours: reconnects claim it back
+      this.maxResult = reply.maxResult;
+      try { sessionStorage.setItem(STORAGE_KEY, JSON.stringify(this.id)); } catch (_) { /* storage off */ }
+    }
+
+    query() {
+      const id = /** @type {{instanceId: string, secret: string}} */ (this.id);
+      return '?i=' + encodeURIComponent(id.instanceId) + '&t=' + encodeURIComponent(id.secret);
+    }
+
+    /** @param {number} gen @returns {Promise<boolean>} */
+    openWs(gen) {
+      return new Promise((resolve) => {
+        let opened = false;
+        const ws = new WebSocket(this.base.replace(/^http/, 'ws') + '/bridge/ws' + this.query());
+        const timer = setTimeout(() => { if (!opened) { ws.close(); resolve(false); } }, 3000);
+        ws.onopen = () => {
+          opened = true;
+          clearTimeout(timer);
+          this.ws = ws;
+          this.connected('ws');
+          resolve(true);
+        };
+        ws.onmessage = (ev) => this.onDown(String(ev.data));
+        ws.onclose = (ev) => {
+          clearTimeout(timer);
+          if (this.ws === ws) this.ws = null;
+          if (!opened) { resolve(ev.code === 4401); if (ev.code === 4401) this.lost(gen); return; }
+          this.lost(gen);
+        };
+      });
+    }
+
+    /** The SSE stream gets its own *.localhost host per tab so 200 tabs do not share 6 connections. */
+    sseBase() {
+      const u = new URL(this.base);
+      const loopback = u.hostname === '127.0.0.1' || u.hostname === 'localhost';
+      if (this.opts.shard === 'off' || !loopback || !this.id) return this.base;
+      return u.protocol + '//dbg-' + this.id.instanceId + '.localhost' + (u.port ? ':' + u.port : '');
+    }
+
+    /** @param {number} gen @returns {Promise<boolean>} */
+    openSse(gen) {
+      const tryBase = (/** @type {string} */ base) => new Promise((resolve) => {
+        const es = new EventSource(base + '/bridge/events' + this.query());
+        let opened = false;
+        es.onopen = () => {
+          opened = true;
+          this.es = es;
+          this.postBase = base;
+          this.connected('sse');
+          resolve(true);
+        };
+        es.onmessage = (ev) => this.onDown(String(ev.data));
+        es.onerror = () => {
+          es.close(); // never let EventSource retry on its own: re-register first
+          if (this.es === es) this.es = null;
+          if (!opened) resolve(false);
+          else this.lost(gen);
+        };
+      });
+      const sharded = this.sseBase();
+      return tryBase(sharded).then((ok) => (ok || sharded === this.base ? ok : tryBase(this.base)));
+    }
+
+    /** @param {'ws'|'sse'} channel */
+    connected(channel) {
+      this.state = 'connected';
+      this.channel = channel;
+      this.attempt = 0;
+      window.dispatchEvent(new CustomEvent('dbg:status', { detail: { state: 'connected', channel, pageId: this.pageId } }));
+    }
+
+    /** @param {number} gen */
+    lost(gen) {
+      if (gen !== this.gen || this.state === 'stopped') return;
+      this.state = 'connecting';
+      this.channel = '';
+      window.dispatchEvent(new CustomEvent('dbg:status', { detail: { state: 'connecting' } }));
+      void this.connect();
+    }
+
+    /** @param {string} text */
+    onDown(text) {
+      let msg;
+      try { msg = JSON.parse(text); } catch (_) { return; }
+      if (msg && msg.type === 'exec') this.opts.onExec(/** @type {ExecFrame} */ (msg));
+    }
+
+    /** Send one message up: on the WebSocket, else as a text/plain POST (no CORS preflight). @param {UpMessage} msg */
+    send(msg) {
+      if (this.ws && this.ws.readyState === WebSocket.OPEN) {
+        this.ws.send(JSON.stringify(msg));
+        return;
+      }
+      if (!this.id) return;
+      const body = JSON.stringify(Object.assign({ instanceId: this.id.instanceId, secret: this.id.secret }, msg));
+      fetch(this.postBase + '/bridge/result', { method: 'POST', body, headers: { 'Content-Type': 'text/plain' }, keepalive: body.length < 60000 })
+        .catch(() => { /* the bridge is gone; the reconnect loop takes over */ });
+    }
+
+    /** Tell the bridge we are unloading so waiting calls fail now, and mark the tab so it reclaims its id. */
+    bye() {
+      try { sessionStorage.setItem(LEAVING_KEY, '1'); } catch (_) { /* storage off */ }
+      if (!this.id) return;
+      if (this.ws && this.ws.readyState === WebSocket.OPEN) {
+        this.ws.send(JSON.stringify({ type: 'bye' }));
+        return;
+      }
+      const body = JSON.stringify({ instanceId: this.id.instanceId, secret: this.id.secret, type: 'bye' });
+      try { navigator.sendBeacon(this.postBase + '/bridge/result', new Blob([body], { type: 'text/plain' })); } catch (_) { /* best effort */ }
+    }
+
+    stop() {
+      this.state = 'stopped';
+      this.gen++;
+      if (this.ws) this.ws.close();
+      if (this.es) this.es.close();
+      this.ws = null;
+      this.es = null;
+    }
+  }
+
+  // ---- boot ---------------------------------------------------------------------------------------------
+
+  /** The same-origin ancestor window that runs the host client, or null when this window is the host. */
+  function findHostWindow() {
+    /** @type {Window} */
+    let w = window;
+    /** @type {Window|null} */
+    let host = null;
+    while (w !== w.parent) {
+      try {
+        const p = /** @type {any} */ (w.parent);
+        if (p.location.origin !== location.origin) break;
+        if (p.__dbg && p.__dbg.role === 'host') host = p;
+        w = p;
+      } catch (_) {
+        break;
+      }
+    }
+    return host;
+  }
+
+  /** @param {Window|null} w */
+  function isSameOriginAncestor(w) {
+    let cur = window;
+    while (cur !== cur.parent) {
+      cur = cur.parent;
+      if (cur === w) return true;
+    }
+    return false;
+  }
+
+  /**
+   * Build the client for this window: a host (talks to the bridge) or a frame agent (talks to its host).
+   * @param {{bridge?: string, channel?: string, attach?: string, shard?: string}} [config]
+   */
+  function createDbgLauncher(config) {
+    const cfg = config || {};
+    const hostWin = findHostWindow();
+    const role = hostWin ? 'frame' : 'host';
+
+    if (role === 'frame') {
+      const ctx = { frameId: '', role: /** @type {'frame'} */ ('frame'), maxResult: 512000 };
+      window.addEventListener('message', async (ev) => {
+        if (ev.origin !== location.origin || !isEnvelope(ev.data) || !isSameOriginAncestor(/** @type {Window} */ (ev.source))) return;
+        const env = ev.data;
+        if (env.type === 'dbg_hello') {
+          /** @type {Window} */ (ev.source).postMessage({ __dbg: 1, type: 'dbg_ready' }, location.origin);
+          return;
+        }
+        if (env.type !== 'dbg_exec') return;
+        ctx.frameId = env._f || '';
+        const payload = env.payload || {};
+        const out = await runLocal(String(payload.command), payload.params || {}, Object.assign({}, ctx, { maxResult: Number(payload.params && payload.params.__maxResult) || ctx.maxResult }));
+        /** @type {Window} */ (ev.source).postMessage({ __dbg: 1, type: 'dbg_exec_result', payload: out, requestId: env.requestId, _f: env._f }, location.origin);
+      });
+      /** @type {Window} */ (hostWin).postMessage({ __dbg: 1, type: 'dbg_ready' }, location.origin);
+      return { version: VERSION, role, commands: COMMANDS, get frameId() { return ctx.frameId; }, status: () => ({ state: 'frame' }) };
+    }
+
+    const client = new BridgeClient((cfg.bridge || BRIDGE).replace(/\/+$/, ''), {
+      channel: cfg.channel || option('channel', 'auto'),
+      attach: cfg.attach || option('attach', 'script'),
+      shard: cfg.shard || option('shard', 'auto'),
+      frames: () => router.frameList(),
+      onExec: (frame) => { void execFrame(frame); },
+    });
+
+    /** @param {ExecFrame} frame */
+    async function execFrame(frame) {
+      const ctx = { frameId: frame.frameId, role: /** @type {'host'} */ ('host'), maxResult: client.maxResult };
+      let out;
+      if (frame.frameId === 'host') out = await runLocal(frame.command, frame.params, ctx);
+      else {
+        const params = Object.assign({}, frame.params, { __maxResult: client.maxResult });
+        out = await router.exec(frame.frameId, frame.command, params, frame.timeout * 1000);
+      }
+      client.send(/** @type {ResultMsg} */ (Object.assign({ type: 'result', requestId: frame.requestId }, out)));
+    }
+
+    window.addEventListener('message', (ev) => router.onMessage(ev));
+    router.onChange = () => {
+      if (client.state === 'connected') client.send({ type: 'frames', frames: router.frameList(), url: location.href, title: document.title });
+    };
+    window.addEventListener('dbg:status', (ev) => {
+      if (/** @type {CustomEvent} */ (ev).detail.state === 'connected' && router.onChange) router.onChange();
+    });
+    window.addEventListener('pagehide', () => client.bye());
+    window.addEventListener('pageshow', (ev) => { if (ev.persisted) void client.connect(); });
+
+    const start = () => { router.scan(); void client.connect(); };
+    if (document.readyState === 'loading') {
+      // Register at once (so the tab is listed early), and rescan frames when the DOM is complete.
+      void client.connect();
+      document.addEventListener('DOMContentLoaded', () => router.scan());
+    } else start();
+
+    return {
+      version: VERSION,
+      role,
+      commands: COMMANDS,
+      get pageId() { return client.pageId ? client.pageId + '/host' : null; },
+      status: () => ({ state: client.state, channel: client.channel, pageId: client.pageId ? client.pageId + '/host' : null, frames: router.frameList() }),
+      connect: () => client.connect(),
+      disconnect: () => client.stop(),
+    };
+  }
+
+  /** @type {any} */ (window).createDbgLauncher = createDbgLauncher;
+  /** @type {any} */ (window).__dbg = createDbgLauncher();
+})();
