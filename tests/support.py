@@ -1,0 +1,216 @@
+"""Real parts for tests: a dbg-bridge process, a static dev server on two origins, an MCP client over HTTP."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import http.server
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import httpx2
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = Path(__file__).resolve().parent / "e2e" / "pages"
+CHROMIUM = os.environ.get("DBG_TEST_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--disable-renderer-backgrounding",
+    "--disable-background-timer-throttling", "--disable-backgrounding-occluded-windows",
+]
+
+
+def wait_until(predicate: Callable[[], Any], timeout: float = 10.0, interval: float = 0.02, what: str = "condition") -> Any:
+    """Poll `predicate` until it returns something truthy; fail after `timeout` seconds (every wait is bounded)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+        time.sleep(interval)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class BridgeProcess:
+    """`dbg-bridge serve` as a child process on a free port, with its own config dir (token file)."""
+
+    def __init__(self, config_dir: Path, *extra: str, port: int = 0, env: dict[str, str] | None = None) -> None:
+        self.config_dir = config_dir
+        self.extra = extra
+        self.port = port
+        self.env = env or {}
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.log = config_dir / "bridge.log"
+
+    def start(self) -> BridgeProcess:
+        ready = self.config_dir / f"ready-{time.monotonic_ns()}"
+        env = {**os.environ, "DBG_CONFIG_DIR": str(self.config_dir), "PYTHONUNBUFFERED": "1", **self.env}
+        env.pop("DBG_PORT", None)
+        cmd = [sys.executable, "-m", "bridge", "serve", "--port", str(self.port), "--ready-file", str(ready), *self.extra]
+        with open(self.log, "ab") as log:
+            self.proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+        wait_until(lambda: ready.exists() and ready.read_text() or self.proc.poll() is not None, 20, what="bridge start")
+        if self.proc.poll() is not None:
+            raise RuntimeError(f"bridge exited with {self.proc.returncode}:\n{self.log.read_text()[-3000:]}")
+        self.base = ready.read_text().strip()
+        self.port = int(self.base.rsplit(":", 1)[1])
+        token_file = self.config_dir / "token"
+        self.token = token_file.read_text().strip() if token_file.exists() else None
+        return self
+
+    def stop(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+        self.proc = None
+
+    def restart(self) -> BridgeProcess:
+        """Stop and start again on the same port (pages must come back by themselves)."""
+        self.stop()
+        return self.start()
+
+    @property
+    def mcp_url(self) -> str:
+        return self.base + "/mcp"
+
+    def client_js(self, **opts: str) -> str:
+        query = "&".join(f"{k}={v}" for k, v in opts.items())
+        return f"{self.base}/inject/dbg_client.js" + (f"?{query}" if query else "")
+
+
+class _PageHandler(http.server.SimpleHTTPRequestHandler):
+    """Serves tests/e2e/pages with {{CLIENT}} replaced by the bridge's client URL (query `channel=` passes on).
+
+    A page named *.csp.html is served with a Content-Security-Policy that forbids eval.
+    """
+
+    client_url: str = ""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, directory=str(PAGES), **kwargs)
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - quiet test output
+        pass
+
+    def do_GET(self) -> None:  # noqa: N802
+        path, _, query = self.path.partition("?")
+        file = PAGES / path.lstrip("/")
+        if path.endswith("/") or not path:
+            file = file / "index.html"
+        if not file.is_file() or file.suffix != ".html":
+            return super().do_GET()
+        params = dict(p.partition("=")[::2] for p in query.split("&") if p)
+        client = self.client_url + (f"?channel={params['channel']}" if params.get("channel") else "")
+        body = file.read_text().replace("{{CLIENT}}", client).replace("{{OTHER}}", params.get("other", ""))
+        data = body.encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(data)))
+        self.send_header("Cache-Control", "no-store")
+        if file.name.endswith(".csp.html"):
+            bridge = self.client_url.split("/inject/")[0]
+            self.send_header("Content-Security-Policy",
+                             f"script-src 'self' 'unsafe-inline' {bridge}; connect-src {bridge} "
+                             f"ws://127.0.0.1:{bridge.rsplit(':', 1)[1]} http://*.localhost:{bridge.rsplit(':', 1)[1]}")
+        self.end_headers()
+        self.wfile.write(data)
+
+
+class DevServer:
+    """A static 'dev server' for test pages on 127.0.0.1, threaded, in-process."""
+
+    def __init__(self, client_url: str, host: str = "127.0.0.1") -> None:
+        handler = type("Handler", (_PageHandler,), {"client_url": client_url})
+        self.httpd = http.server.ThreadingHTTPServer((host, 0), handler)
+        self.httpd.daemon_threads = True
+        self.port = self.httpd.server_address[1]
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+    def url(self, path: str = "/", host: str = "127.0.0.1") -> str:
+        return f"http://{host}:{self.port}{path}"
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+class McpSession:
+    """The official MCP Python client over Streamable HTTP, driven from sync tests via a private event loop."""
+
+    def __init__(self, url: str, token: str | None, mode: str = "auto") -> None:
+        self.url, self.token, self.mode = url, token, mode
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+        self._stack: contextlib.AsyncExitStack | None = None
+        self.client: Client | None = None
+        self.run(self._open())
+
+    async def _open(self) -> None:
+        self._stack = contextlib.AsyncExitStack()
+        headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
+        http = await self._stack.enter_async_context(httpx2.AsyncClient(headers=headers, timeout=60))
+        self.client = await self._stack.enter_async_context(
+            Client(streamable_http_client(self.url, http_client=http), mode=self.mode)
+        )
+
+    def run(self, coro: Any, timeout: float = 120) -> Any:
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
+
+    def call(self, name: str, args: dict[str, Any] | None = None, timeout: float = 120) -> Any:
+        """Call a tool; returns the CallToolResult (check .is_error, .structured_content, .content)."""
+        assert self.client is not None
+        return self.run(self.client.call_tool(name, args or {}), timeout)
+
+    def call_many(self, calls: list[tuple[str, dict[str, Any]]], timeout: float = 120) -> list[Any]:
+        """Run several tool calls concurrently on this session."""
+        assert self.client is not None
+
+        async def all_() -> list[Any]:
+            return await asyncio.gather(*(self.client.call_tool(n, a) for n, a in calls))  # type: ignore[union-attr]
+
+        return self.run(all_(), timeout)
+
+    def start(self, name: str, args: dict[str, Any]) -> Any:
+        """Start a tool call and return a concurrent.futures.Future for it."""
+        assert self.client is not None
+        return asyncio.run_coroutine_threadsafe(self.client.call_tool(name, args), self.loop)
+
+    def close(self) -> None:
+        if self._stack is not None:
+            with contextlib.suppress(Exception):
+                self.run(self._stack.aclose(), 20)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(5)
+
+
+def text_of(result: Any) -> str:
+    return "\n".join(getattr(c, "text", "") for c in result.content)
+
+
+def ok(result: Any) -> Any:
+    """The structured result of a successful call; fails the test with the error text otherwise."""
+    assert not result.is_error, text_of(result)
+    return result.structured_content
