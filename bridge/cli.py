@@ -29,7 +29,7 @@ def _add_settings_flags(parser: argparse.ArgumentParser, only: set[str] | None =
                                 type=lambda s: [o.strip() for o in s.split(",") if o.strip()],
                                 help=help_ + " Comma-separated; 'http://host:*' allows any port.")
         else:
-            default = field.get_default(call_default_factory=False)
+            default = field.get_default(call_default_factory=True)
             parser.add_argument(flag, dest=name, default=None, metavar=name.upper(),
                                 help=help_ + (f" (default {default})" if default not in (None, []) else ""))
 
@@ -48,7 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
     mcp = sub.add_parser("mcp", help="Serve MCP over stdio, forwarding to a running bridge (starts one if needed).",
                          description="For MCP clients that spawn a command: speaks MCP on stdin/stdout and "
                                      "forwards to the bridge at --port, starting `dbg-bridge serve` if none answers.")
-    _add_settings_flags(mcp, {"host", "port", "config_dir", "token"})
+    _add_settings_flags(mcp, {"host", "port", "config_dir", "token", "no_auth"})
     doctor = sub.add_parser("doctor", help="Check this machine's setup and say how to fix each miss.")
     _add_settings_flags(doctor, {"host", "port", "config_dir"})
     token = sub.add_parser("token", help="Print the MCP bearer token (creating it if missing).")

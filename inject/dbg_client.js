@@ -343,7 +343,7 @@
           if (w && w.__dbg) this.hello(el);
           return;
         }
-        if (doc.readyState === 'uninitialized' || (doc.URL === 'about:blank' && el.getAttribute('src') && el.getAttribute('src') !== 'about:blank')) {
+        if ((doc.URL === 'about:blank' && el.getAttribute('src') && el.getAttribute('src') !== 'about:blank')) {
           return; // the real document is still on its way; the load event injects
         }
         const s = doc.createElement('script');
@@ -525,7 +525,7 @@
             if (await this.openSse(gen)) return;
           }
         } catch (_) { /* bridge not up yet: retry below */ }
-        if (gen !== this.gen || this.state === 'stopped') return;
+        if (gen !== this.gen || this.stopped()) return;
         this.attempt++;
         await delay(Math.min(2000, 100 * Math.pow(2, Math.min(this.attempt, 5))));
       }
@@ -666,6 +666,11 @@
       try { navigator.sendBeacon(this.postBase + '/bridge/result', new Blob([body], { type: 'text/plain' })); } catch (_) { /* best effort */ }
     }
 
+    /** True once stop() was called (a method, so type narrowing of `state` does not hide the change). */
+    stopped() {
+      return this.state === 'stopped';
+    }
+
     stop() {
       this.state = 'stopped';
       this.gen++;
@@ -699,6 +704,7 @@
 
   /** @param {Window|null} w */
   function isSameOriginAncestor(w) {
+    /** @type {Window} */
     let cur = window;
     while (cur !== cur.parent) {
       cur = cur.parent;

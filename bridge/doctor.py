@@ -1,0 +1,105 @@
+"""`dbg-bridge doctor`: check what this machine needs and say how to fix each miss."""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import socket
+import stat
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from bridge.settings import Settings
+
+
+@dataclass
+class Check:
+    name: str
+    ok: bool
+    detail: str
+    fix: str = ""
+    required: bool = True
+
+
+def _port(settings: Settings) -> Check:
+    from bridge.stdio_proxy import bridge_answers
+
+    if bridge_answers(settings.base_url()):
+        return Check("port", True, f"a dbg-bridge already answers at {settings.base_url()}")
+    with socket.socket() as s:
+        try:
+            s.bind((settings.host, settings.port))
+        except OSError as exc:
+            return Check("port", False, f"{settings.host}:{settings.port} is taken by another program ({exc.strerror})",
+                         "Stop that program, or run the bridge with --port N (or DBG_PORT=N; 0 picks a free port).")
+    return Check("port", True, f"{settings.host}:{settings.port} is free")
+
+
+def _token(settings: Settings) -> Check:
+    path: Path = settings.token_file
+    if not path.exists():
+        return Check("token file", True, f"{path} will be created (0600) on first `dbg-bridge serve`")
+    mode = stat.S_IMODE(path.stat().st_mode)
+    if mode & 0o077:
+        return Check("token file", False, f"{path} is readable by others (mode {oct(mode)})", f"chmod 600 {path}")
+    return Check("token file", True, f"{path} (mode {oct(mode)})")
+
+
+def _python() -> Check:
+    ok = sys.version_info >= (3, 11)
+    return Check("python", ok, sys.version.split()[0], "Install Python 3.11 or newer." if not ok else "")
+
+
+def _module(name: str, purpose: str, fix: str, required: bool = True) -> Callable[[], Check]:
+    def check() -> Check:
+        found = importlib.util.find_spec(name) is not None
+        return Check(name, found, purpose if found else f"missing ({purpose})", "" if found else fix, required)
+
+    return check
+
+
+def _chromium() -> Check:
+    path = Path("/usr/bin/chromium")
+    found = str(path) if path.exists() else shutil.which("chromium")
+    return Check("chromium", bool(found), str(found or "not found") + " (for the test suite and benchmarks)",
+                 "sudo apt-get install -y chromium   (never `playwright install` here)", required=False)
+
+
+def _program(name: str, purpose: str, fix: str) -> Callable[[], Check]:
+    def check() -> Check:
+        where = shutil.which(name)
+        return Check(name, bool(where), f"{where} ({purpose})" if where else f"not found ({purpose})",
+                     "" if where else fix, required=False)
+
+    return check
+
+
+def checks(settings: Settings) -> list[Check]:
+    desktop = "sudo apt-get install -y xvfb openbox x11-utils xdotool at-spi2-core gir1.2-atspi-2.0"
+    return [
+        _python(),
+        _port(settings),
+        _token(settings),
+        _module("mcp", "the MCP SDK", "pip install -e .")(),
+        _module("uvicorn", "the HTTP server", "pip install -e .")(),
+        _chromium(),
+        _module("playwright", "drives Chromium in tests", "pip install -e '.[test]'", required=False)(),
+        _program("Xvfb", "desktop tools: a private display (not built yet)", desktop)(),
+        _program("xdotool", "desktop tools (not built yet)", desktop)(),
+    ]
+
+
+def run_doctor(settings: Settings) -> int:
+    results = checks(settings)
+    width = max(len(c.name) for c in results)
+    failed = 0
+    for c in results:
+        mark = "ok  " if c.ok else ("FAIL" if c.required else "warn")
+        print(f"[{mark}] {c.name:<{width}}  {c.detail}")
+        if not c.ok and c.fix:
+            print(f"       {'':<{width}}  fix: {c.fix}")
+        failed += (not c.ok) and c.required
+    print("All required checks passed." if not failed else f"{failed} required check(s) failed.")
+    return 1 if failed else 0

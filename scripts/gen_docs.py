@@ -1,0 +1,12 @@
+"""Regenerate docs/tools.md and docs/settings.md from the code (a test fails when they are stale)."""
+
+from pathlib import Path
+
+from bridge.reference import DOCS
+
+ROOT = Path(__file__).resolve().parents[1]
+
+if __name__ == "__main__":
+    for rel, render in DOCS.items():
+        (ROOT / rel).write_text(render())
+        print(f"wrote {rel}")

@@ -1,0 +1,39 @@
+"""The page client mirrors the protocol module and type-checks with tsc --checkJs (no build step)."""
+
+import re
+import subprocess
+from pathlib import Path
+
+from bridge import protocol
+
+ROOT = Path(__file__).resolve().parents[2]
+CLIENT = (ROOT / "inject" / "dbg_client.js").read_text()
+TSC = ROOT / ".tools" / "node_modules" / ".bin" / "tsc"
+
+
+def _commands_block() -> str:
+    start = CLIENT.index("const COMMANDS = {")
+    end = CLIENT.index("\n  };", start)
+    return CLIENT[start:end]
+
+
+def test_client_and_bridge_name_the_same_commands():
+    names = set(re.findall(r"^    async (\w+)\(", _commands_block(), re.M))
+    assert names == set(protocol.COMMANDS)
+
+
+def test_client_speaks_the_bridges_protocol_version():
+    m = re.search(r"const PROTOCOL_VERSION = (\d+);", CLIENT)
+    assert m and int(m.group(1)) == protocol.PROTOCOL_VERSION
+
+
+def test_client_typedefs_name_every_wire_message_type():
+    for literal in ("'registered'", "'exec'", "'ping'", "'result'", "'frames'", "'bye'"):
+        assert f"type: {literal}" in CLIENT, literal
+
+
+def test_client_type_checks_with_tsc_checkjs():
+    assert TSC.exists(), "TypeScript is missing: ./scripts/test.sh installs it into .tools/"
+    proc = subprocess.run([str(TSC), "-p", str(ROOT / "inject" / "jsconfig.json")], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
