@@ -24,7 +24,7 @@ def build_server(dispatcher: Dispatcher) -> MCPServer:
     server = MCPServer(name="dbg-bridge", version=__version__, instructions=INSTRUCTIONS)
     for tool in TOOLS:
         server.add_tool(tool.bind(dispatcher), name=tool.name, description=tool.description,
-                        annotations=tool.annotations, structured_output=True)
+                        annotations=tool.annotations)
     # MCPServer sets root logging to INFO on creation; the bridge's own levels are set after it.
     logging.getLogger("mcp").setLevel(logging.WARNING)
     return server

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from bridge.settings import ENV_PREFIX, Settings
@@ -25,7 +26,8 @@ def render_tools() -> str:
     from bridge.tools import TOOLS
 
     server = build_server(Dispatcher(Settings()))
-    listed = {t.name: t for t in asyncio.run(server.list_tools())}
+    with ThreadPoolExecutor(1) as pool:  # callers may already run an event loop (e.g. sync Playwright)
+        listed = {t.name: t for t in pool.submit(asyncio.run, server.list_tools()).result()}
     out = [HEADER, "# Tool reference\n", "Every tool the bridge serves on `/mcp` (and over stdio via `dbg-bridge mcp`).\n"]
     for tool in TOOLS:
         mcp_tool = listed[tool.name]

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import functools
 import inspect
+import json
 import typing
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from mcp.types import ToolAnnotations
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
 
 Handler = Callable[..., Awaitable[Any]]
 
@@ -37,13 +38,23 @@ class Tool:
         params = [p.replace(annotation=hints.get(p.name, p.annotation)) for p in list(sig.parameters.values())[1:]]
 
         @functools.wraps(handler)
-        async def bound(**kwargs: Any) -> Any:
-            return await handler(dispatcher, **kwargs)
+        async def bound(**kwargs: Any) -> CallToolResult:
+            return as_result(await handler(dispatcher, **kwargs))
 
-        bound.__signature__ = sig.replace(parameters=params, return_annotation=hints.get("return", sig.return_annotation))  # type: ignore[attr-defined]
-        bound.__annotations__ = {k: v for k, v in hints.items() if k in {p.name for p in params} or k == "return"}
+        bound.__signature__ = sig.replace(parameters=params, return_annotation=CallToolResult)  # type: ignore[attr-defined]
+        bound.__annotations__ = {**{k: v for k, v in hints.items() if k in {p.name for p in params}},
+                                 "return": CallToolResult}
         del bound.__wrapped__  # type: ignore[attr-defined]
         return bound
+
+
+def as_result(value: Any) -> CallToolResult:
+    """A handler's value as compact JSON text (what the model reads) plus the same data as structured content."""
+    if isinstance(value, CallToolResult):
+        return value
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    structured = value if isinstance(value, dict) else {"result": value}
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=structured)
 
 
 def read_only(title: str) -> ToolAnnotations:
