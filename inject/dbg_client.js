@@ -518,7 +518,7 @@
           if (gen !== this.gen) return;
           const useWs = this.opts.channel === 'ws' || (this.opts.channel === 'auto' && !this.wsFailed && typeof WebSocket !== 'undefined');
           if (useWs) {
-            const ok = await this.openWs(gen);
+            const ok = await this.openWs(gen).catch(() => false); // a throwing WebSocket (proxy, policy) counts as failed
             if (ok) return;
             if (this.opts.channel === 'auto') this.wsFailed = true;
           } else {
