@@ -139,7 +139,34 @@ class Dispatcher:
         text = err.message if err else "the page reported a failure without details"
         if err and err.stack and code == "page_exception":
             text += f"\n{err.stack}"
+        if code == "page_exception":
+            text += "\nThe code you ran threw in the page: fix the code (see the error above) and retry."
         raise errors.PageError(f"Page {target.page_id}: {text}", code=code)
+
+    async def wait_reload(self, target: Target, before: object, timeout: float, grace: float = 1.0) -> bool:
+        """After a navigation was started: wait until the page is back on a new connection (True), or, if it never
+        left within `grace` seconds, conclude it navigated within the document (False). Bounded by `timeout`."""
+        inst = target.inst
+        deadline = time.monotonic() + timeout
+        left_at = time.monotonic() + grace
+        while True:
+            if inst.live and inst.conn is not before:
+                return True
+            if inst.live and inst.conn is before and inst.state == "live" and time.monotonic() > left_at:
+                return False
+            if self.registry.instances.get(inst.id) is not inst:
+                raise errors.PageGone(f"Page {target.page_id} expired during the navigation. Call page_list.")
+            now = time.monotonic()
+            if now > deadline:
+                raise errors.PageTimeout(
+                    f"Page {target.page_id} did not come back within {timeout:g} s after navigating (a slow server, a "
+                    "page without the client, or a download?). Check the tab, then call page_list."
+                )
+            wait = min(deadline, left_at if now < left_at else deadline) - now
+            try:
+                await asyncio.wait_for(inst.changed.wait(), max(wait, 0.01))
+            except TimeoutError:
+                pass
 
     # ---- page lifecycle ---------------------------------------------------------------------
 

@@ -518,6 +518,87 @@
     return all.length > 30 ? all.slice(0, 30).concat(['… ' + (all.length - 30) + ' more changed line(s)']) : all;
   }
 
+  // ---- console capture (kept across the last few reloads of this tab) ------------------------------------
+
+  const CONSOLE_KEY = '__dbg_console';
+  const consoleLog = {
+    /** @type {Array<{seq: number, level: string, text: string, time: number, url: string, stack?: string}>} */
+    entries: [],
+    seq: 0,
+    max: 500,
+    /** @param {string} level @param {any[]} args @param {string} [stack] */
+    add(level, args, stack) {
+      const text = args.map((a) => {
+        if (typeof a === 'string') return a;
+        try { return JSON.stringify(render(a, 0, new Map(), '')); } catch (_) { return String(a); }
+      }).join(' ');
+      this.entries.push({ seq: ++this.seq, level, text: clip(text, 4000), time: Date.now(), url: location.href,
+        stack: stack ? String(stack).slice(0, 4000) : undefined });
+      if (this.entries.length > this.max) this.entries.splice(0, this.entries.length - this.max);
+    },
+    install() {
+      try {
+        const saved = JSON.parse(sessionStorage.getItem(CONSOLE_KEY) || 'null');
+        if (saved && Array.isArray(saved.entries)) {
+          this.entries = saved.entries.slice(-200);
+          this.seq = Number(saved.seq) || 0;
+          this.entries.push({ seq: ++this.seq, level: 'info', text: '--- page reloaded or navigated ---', time: Date.now(), url: location.href });
+        }
+      } catch (_) { /* storage off */ }
+      const c = /** @type {any} */ (console);
+      for (const level of ['log', 'info', 'warn', 'error', 'debug']) {
+        const orig = c[level];
+        c[level] = function (/** @type {any[]} */ ...args) {
+          try { consoleLog.add(level, args, level === 'error' ? new Error().stack : undefined); } catch (_) { /* never break the app */ }
+          return orig.apply(this, args);
+        };
+      }
+      window.addEventListener('error', (ev) => {
+        const e = /** @type {ErrorEvent} */ (ev);
+        if (!e.message && ev.target && ev.target !== window) {
+          const t = /** @type {any} */ (ev.target);
+          consoleLog.add('error', ['Failed to load ' + (t.tagName || 'resource').toLowerCase() + ': ' + (t.src || t.href || '')]);
+          return;
+        }
+        consoleLog.add('error', ['Uncaught ' + (e.error && e.error.name ? e.error.name + ': ' + e.error.message : e.message)],
+          e.error && e.error.stack ? e.error.stack : e.filename + ':' + e.lineno + ':' + e.colno);
+      }, true);
+      window.addEventListener('unhandledrejection', (ev) => {
+        const r = ev.reason;
+        consoleLog.add('error', ['Unhandled rejection: ' + (r && r.message ? (r.name || 'Error') + ': ' + r.message : String(r))], r && r.stack);
+      });
+      window.addEventListener('pagehide', () => {
+        try { sessionStorage.setItem(CONSOLE_KEY, JSON.stringify({ seq: this.seq, entries: this.entries.slice(-200) })); } catch (_) { /* full */ }
+      });
+    },
+  };
+
+  // ---- waiting ---------------------------------------------------------------------------------------------
+
+  /** Poll a condition on every DOM change (and every 50 ms), bounded by timeoutMs. @param {() => any} check @param {number} timeoutMs */
+  function waitFor(check, timeoutMs) {
+    return new Promise((resolve, reject) => {
+      const started = Date.now();
+      let done = false;
+      const finish = (/** @type {any} */ v, /** @type {any} */ err) => {
+        if (done) return;
+        done = true;
+        mo.disconnect();
+        clearInterval(iv);
+        clearTimeout(to);
+        if (err) reject(err); else resolve({ met: true, ms: Date.now() - started, value: v });
+      };
+      const tick = () => {
+        try { const v = check(); if (v) finish(v, null); } catch (e) { finish(null, e); }
+      };
+      const mo = new MutationObserver(tick);
+      mo.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+      const iv = setInterval(tick, 50);
+      const to = setTimeout(() => finish(null, new DbgError('wait_timeout', 'The condition was not met within ' + timeoutMs / 1000 + ' s.')), timeoutMs);
+      tick();
+    });
+  }
+
   // ---- COMMANDS: name -> async (params, ctx) => result -------------------------------------------------
 
   const AsyncFunction = Object.getPrototypeOf(async function () {}).constructor;
@@ -625,6 +706,62 @@
       if (location.href !== url) out.url = location.href;
       if (params.snapshot) out.tree = snapshot(body, { depth: 64, interactive: false, maxChars: 12000, boxes: false }).text;
       return out;
+    },
+    async console(params) {
+      const since = Number(params.since) || 0;
+      const levels = params.level ? new Set(String(params.level).split(',')) : null;
+      const limit = Math.max(1, Math.min(Number(params.limit) || 100, 500));
+      const all = consoleLog.entries.filter((e) => e.seq > since && (!levels || levels.has(e.level)));
+      const page = all.slice(0, limit).map((e) => (params.stack ? e : Object.assign({}, e, { stack: undefined })));
+      return { entries: page, cursor: page.length ? page[page.length - 1].seq : Math.max(since, 0), more: all.length > page.length };
+    },
+    async wait(params) {
+      const timeoutMs = Math.max(0, Number(params.timeout) || 5) * 1000;
+      const state = String(params.state || 'visible');
+      if (params.url) {
+        const want = String(params.url);
+        return waitFor(() => location.href.includes(want) && location.href, timeoutMs);
+      }
+      /** @returns {Element|null} */
+      const find = () => {
+        if (params.ref) {
+          try { return refs.resolve(params.ref); } catch (e) {
+            if (state === 'hidden' && /** @type {any} */ (e).code === 'stale_ref') return null;
+            throw e;
+          }
+        }
+        if (params.selector) return document.querySelector(String(params.selector));
+        if (params.text) {
+          const want = String(params.text).toLowerCase();
+          const w = document.createTreeWalker(document.body || document.documentElement, NodeFilter.SHOW_TEXT);
+          for (let n = w.nextNode(); n; n = w.nextNode()) {
+            const p = n.parentElement;
+            if (p && (n.textContent || '').toLowerCase().includes(want) && !hidden(p)) return p;
+          }
+          return null;
+        }
+        throw new DbgError('bad_arguments', 'Give text, selector, ref or url to wait for.');
+      };
+      return waitFor(() => {
+        const el = find();
+        if (state === 'hidden') return !el || hidden(el);
+        if (!el || hidden(el)) return false;
+        if (state === 'enabled') return !(/** @type {any} */ (el)).disabled && el.getAttribute('aria-disabled') !== 'true' && refs.of(el);
+        return refs.of(el);
+      }, timeoutMs);
+    },
+    async navigate(params) {
+      const action = String(params.action || 'goto');
+      const url = params.url ? new URL(String(params.url), location.href).href : '';
+      if (action === 'goto' && !url) throw new DbgError('bad_arguments', 'goto needs a url.');
+      // Answer first, navigate a moment later: the bridge then waits for this tab to come back under its pageId.
+      setTimeout(() => {
+        if (action === 'reload') location.reload();
+        else if (action === 'back') history.back();
+        else if (action === 'forward') history.forward();
+        else location.href = url;
+      }, 20);
+      return { from: location.href, action, to: url || null };
     },
   };
 
@@ -1186,6 +1323,7 @@
     };
   }
 
+  consoleLog.install();
   /** @type {any} */ (window).createDbgLauncher = createDbgLauncher;
   /** @type {any} */ (window).__dbg = createDbgLauncher();
 })();

@@ -128,10 +128,75 @@ async def page_act(
     return {"pageId": target.page_id, **out}
 
 
+async def page_wait(
+    d: Dispatcher,
+    text: Annotated[str | None, Field(description="Wait for this text (case-insensitive) to be visible.")] = None,
+    selector: Annotated[str | None, Field(description="Wait for this CSS selector.")] = None,
+    ref: Annotated[str | None, Field(description="Wait on this ref (e.g. until hidden or enabled).")] = None,
+    url: Annotated[str | None, Field(description="Wait until the page URL contains this.")] = None,
+    state: Annotated[Literal["visible", "hidden", "enabled"], Field(
+        description="visible (appears), hidden (disappears) or enabled.")] = "visible",
+    pageId: PageId = None,
+    timeout: Annotated[float, Field(gt=0, le=120, description="Seconds to wait at most.")] = 10,
+) -> dict[str, Any]:
+    """Wait until text, a selector or a ref appears, disappears or becomes enabled, or the URL changes.
+    Always bounded; a miss is a wait_timeout error."""
+    if not any((text, selector, ref, url)):
+        raise errors.BridgeError("Give one of text, selector, ref or url.", code="bad_arguments")
+    params = {"text": text, "selector": selector, "ref": ref, "url": url, "state": state, "timeout": timeout}
+    target, out = await d.call_page(pageId, "wait", params, timeout + 5)
+    return {"pageId": target.page_id, **out}
+
+
+async def page_navigate(
+    d: Dispatcher,
+    action: Annotated[Literal["goto", "back", "forward", "reload"], Field(description="What to do.")] = "goto",
+    url: Annotated[str | None, Field(description="Where to go (for goto); relative URLs resolve against the page.")] = None,
+    pageId: PageId = None,
+    timeout: Annotated[float, Field(gt=0, le=120)] = 20,
+) -> dict[str, Any]:
+    """Navigate a page (goto, back, forward, reload) and return once its client is back under the same pageId,
+    with the new URL and title."""
+    target = d.resolve(pageId)
+    before = target.inst.conn
+    await d.call_page(target.page_id, "navigate", {"action": action, "url": url}, timeout)
+    reloaded = await d.wait_reload(target, before, timeout)
+    _, where = await d.call_page(target.page_id, "location", {}, timeout)
+    return {"pageId": target.page_id, "reloaded": reloaded, "url": where["href"], "title": where["title"]}
+
+
+async def page_console(
+    d: Dispatcher,
+    since: Annotated[int, Field(ge=0, description="Cursor from the last answer; 0 for everything kept.")] = 0,
+    level: Annotated[str | None, Field(description="Comma-separated levels: log, info, warn, error, debug.")] = None,
+    limit: Annotated[int, Field(ge=1, le=500)] = 100,
+    stack: Annotated[bool, Field(description="Include stacks of errors.")] = False,
+    pageId: PageId = None,
+    timeout: Annotated[float, Field(gt=0, le=60)] = 10,
+) -> dict[str, Any]:
+    """Console messages, uncaught errors and unhandled rejections of a page or frame since a cursor, kept across
+    the tab's last reloads. Pass the returned cursor as `since` next time."""
+    params = {"since": since, "level": level, "limit": limit, "stack": stack}
+    target, out = await d.call_page(pageId, "console", params, timeout)
+    return {"pageId": target.page_id, **out}
+
+
+async def page_screenshot(d: Dispatcher, pageId: PageId = None) -> dict[str, Any]:
+    """A PNG of the page. Needs a capture backend (the Chrome extension or the desktop tools), not built yet."""
+    raise errors.BridgeError(
+        "No capture backend is available yet: an injected script cannot take real screenshots. The Chrome "
+        "extension and the desktop_* tools (open issues) will provide one. Meanwhile use page_snapshot to see the "
+        "page's structure.", code="not_available")
+
+
 TOOLS = [
     Tool(page_list, read_only("List pages")),
     Tool(page_exec, acting("Run code in a page")),
     Tool(page_snapshot, read_only("Snapshot a page")),
     Tool(page_find, read_only("Find elements")),
     Tool(page_act, acting("Act on elements")),
+    Tool(page_wait, read_only("Wait for the page")),
+    Tool(page_navigate, acting("Navigate a page")),
+    Tool(page_console, read_only("Read the console")),
+    Tool(page_screenshot, read_only("Screenshot a page")),
 ]
