@@ -130,7 +130,7 @@ def serve(settings: Settings, ready_file: str | None = None) -> int:
     import uvicorn
 
     from bridge.app import create_app
-    from bridge.security import load_or_create_token
+    from bridge.security import RedactSecrets, load_or_create_token
 
     logging.basicConfig(level=settings.log_level.upper(), format=LOG_FORMAT, stream=sys.stderr)
     if settings.no_auth and not settings.is_loopback:
@@ -150,6 +150,8 @@ def serve(settings: Settings, ready_file: str | None = None) -> int:
     token = None if settings.no_auth else load_or_create_token(settings)
     app = create_app(settings, token)
     logging.getLogger().setLevel(settings.log_level.upper())
+    for handler in logging.getLogger().handlers:
+        handler.addFilter(RedactSecrets())
     config = uvicorn.Config(app, log_level=settings.log_level, access_log=False, ws_max_size=settings.max_body,
                             lifespan="on", timeout_graceful_shutdown=2, log_config=None)
     server = uvicorn.Server(config)

@@ -86,6 +86,7 @@ class Registry:
     def _describe(self, inst: Instance, req: RegisterRequest) -> Instance:
         inst.url, inst.title, inst.origin, inst.attach = req.url, req.title, req.origin, req.attach
         inst.frames = {f.frameId: f for f in req.frames}
+        inst.since = time.monotonic()  # its reservation restarts: it is about to connect
         inst.touch()
         self._changed()
         return inst
@@ -100,7 +101,8 @@ class Registry:
 
     def authenticate(self, instance_id: str, secret: str) -> Instance | None:
         inst = self.instances.get(instance_id)
-        if inst is None or not hmac.compare_digest(inst.secret, secret):
+        # Bytes: compare_digest raises on non-ASCII str, and a secret comes straight from a query string.
+        if inst is None or not hmac.compare_digest(inst.secret.encode(), secret.encode()):
             return None
         return inst
 
@@ -120,8 +122,7 @@ class Registry:
         if inst.conn is not conn:
             return False
         inst.conn = None
-        if inst.state == "live":
-            inst.state = "reconnecting"
+        inst.state = "reconnecting"  # also after 'unloading': a closed tab must not stay 'unloading' for its TTL
         inst.since = time.monotonic()
         inst.touch()
         inst.notify()
@@ -129,7 +130,8 @@ class Registry:
         return True
 
     def unloading(self, inst: Instance) -> None:
-        inst.state = "unloading"
+        # A goodbye that arrives after the channel dropped (SSE: the beacon races the stream) changes nothing shown.
+        inst.state = "unloading" if inst.conn is not None else "reconnecting"
         inst.since = time.monotonic()
         inst.notify()
         self._changed()

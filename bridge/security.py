@@ -38,11 +38,12 @@ class Policy:
         self._own_shard = re.compile(rf"^http://[a-z0-9-]+\.localhost:{port}$", re.IGNORECASE)
         self._extra = [_origin_pattern(o) for o in settings.allow_origins]
 
-    def host_ok(self, host: str | None) -> bool:
+    def host_ok(self, host: str | None, page: bool = True) -> bool:
+        """The bridge's own names; the per-tab `dbg-<id>.localhost` names only on page-channel routes."""
         if not host:
             return False
         host = host.lower()
-        return host in self.hosts or bool(self._shard_host.match(host))
+        return host in self.hosts or (page and bool(self._shard_host.match(host)))
 
     def own_origin(self, origin: str) -> bool:
         return origin in self.own_origins or bool(self._own_shard.match(origin))
@@ -77,7 +78,7 @@ class GuardMiddleware:
             return
         headers = Headers(scope=scope)
         path: str = scope["path"]
-        if not self.policy.host_ok(headers.get("host")):
+        if not self.policy.host_ok(headers.get("host"), page=is_page_path(path)):
             await self._refuse(scope, receive, send, 421, "bad_host",
                                f"Host '{headers.get('host', '')}' is not this bridge. Use "
                                f"{sorted(self.policy.own_origins)[0]} (DNS-rebinding protection).")
@@ -135,6 +136,23 @@ def _preflight(origin: str) -> ASGIApp:
         await send({"type": "http.response.body", "body": b""})
 
     return app
+
+
+# ---- page secrets stay out of the log ---------------------------------------------------------------
+
+_SECRET_IN_QUERY = re.compile(r"([?&]t=)[^&\s\"']+")
+
+
+class RedactSecrets(logging.Filter):
+    """Blanks the page secret (`t=` in /bridge/events and /bridge/ws URLs) in any log line, e.g. uvicorn's
+    `"WebSocket /bridge/ws?i=..&t=.." [accepted]`."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        redacted = _SECRET_IN_QUERY.sub(r"\1<redacted>", message)
+        if redacted != message:
+            record.msg, record.args = redacted, None
+        return True
 
 
 # ---- the bearer token on /mcp and /bridge/sessions ----------------------------------------------

@@ -83,6 +83,14 @@ class SettingsError(Exception):
     """A setting has a bad value; the message names the setting and where it came from."""
 
 
+def _where(source: str, name: str) -> str:
+    if source == "environment":
+        return f"{ENV_PREFIX}{name.upper()} in the environment"
+    if source == "command line":
+        return f"--{name.replace('_', '-')} on the command line"
+    return source
+
+
 def load_settings(cli: Mapping[str, Any] | None = None, env: Mapping[str, str] | None = None) -> Settings:
     """Merge defaults < config file < environment < CLI flags (None means 'not given')."""
     env = os.environ if env is None else env
@@ -96,13 +104,18 @@ def load_settings(cli: Mapping[str, Any] | None = None, env: Mapping[str, str] |
     layers.append(("environment", _from_env(env)))
     layers.append(("command line", {k: v for k, v in (cli or {}).items() if v is not None}))
     merged: dict[str, Any] = {}
+    origin: dict[str, str] = {}
     for source, layer in layers:
         unknown = set(layer) - set(Settings.model_fields)
         if unknown:
             raise SettingsError(f"Unknown setting(s) {sorted(unknown)} in {source}. Known: {sorted(Settings.model_fields)}")
         merged.update(layer)
+        origin.update({k: _where(source, k) for k in layer})
     try:
         return Settings(**merged)
     except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        problems = "; ".join(
+            f"{'.'.join(map(str, e['loc']))}: {e['msg']} (from {origin.get(str(e['loc'][0]) if e['loc'] else '', 'defaults')})"
+            for e in exc.errors()
+        )
         raise SettingsError(f"Invalid setting: {problems}") from exc

@@ -89,7 +89,7 @@ def _dispatcher(request: Request | WebSocket) -> Dispatcher:
 def _json(raw: bytes) -> Any:
     try:
         return json.loads(raw)
-    except (ValueError, UnicodeDecodeError) as exc:
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:  # RecursionError: nested too deeply
         raise HTTPError(400, "bad_json", f"Body is not valid JSON: {exc}.") from None
 
 
