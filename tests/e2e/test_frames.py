@@ -92,14 +92,21 @@ def test_an_iframe_added_after_load_is_listed_and_answers_then_disappears_when_r
     page, host, inst, _ = _open_frames_page(context, dev)
     before = set(wait_until(lambda: (r := _rows(mcp, inst)) and len(r) == 4 and r, what="frames listed"))
 
-    page.evaluate("""() => {
+    # While it loads, the new iframe sits on its initial about:blank: it is same-origin all along, never listed
+    # as cross-origin (which would make page_exec refuse it).
+    loading = page.evaluate("""async () => {
         const f = document.createElement('iframe');
         f.id = 'late'; f.src = '/nested.html?late=1';
         document.body.appendChild(f);
+        await null;  // the client's MutationObserver has rescanned
+        return window.__dbg.status().frames.filter(x => x.parent === 'host' && !/frame|plain/.test(x.url));
     }""")
+    assert len(loading) == 1 and loading[0]["crossOrigin"] is False, loading
     page.wait_for_function(READY.format(n=4), timeout=10000)
     rows = wait_until(lambda: (r := _rows(mcp, inst)) and len(r) == 5 and r, what="the late iframe listed")
     (late,) = set(rows) - before
+    rows = wait_until(lambda: (r := _rows(mcp, inst)) and r[late]["url"].endswith("?late=1") and r,
+                      what="the late iframe's url listed")
     assert rows[late]["parent"] == host and rows[late]["crossOrigin"] is False
     assert rows[late]["url"].endswith("/nested.html?late=1")
 

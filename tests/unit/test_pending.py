@@ -8,6 +8,7 @@ import pytest
 
 from bridge.pending import Pending
 from bridge.protocol import ResultMsg
+from tests.support import run_async
 
 
 def result(request_id: str, value: object = "answer") -> ResultMsg:
@@ -25,7 +26,7 @@ def test_a_result_resolves_its_call_only_when_it_comes_from_the_page_that_was_as
             assert not pending.resolve("page-a", result(waiter.request_id, "twice"))
             assert (await waiter.future).result == "real"
 
-    asyncio.run(main())
+    run_async(main())
 
 
 def test_a_result_for_an_unknown_request_changes_nothing():
@@ -35,7 +36,7 @@ def test_a_result_for_an_unknown_request_changes_nothing():
             assert not pending.resolve("page-a", result("no-such-request"))
             assert not waiter.future.done() and len(pending) == 1
 
-    asyncio.run(main())
+    run_async(main())
 
 
 def test_request_ids_are_unique_and_unguessable_looking():
@@ -47,7 +48,7 @@ def test_request_ids_are_unique_and_unguessable_looking():
                 ids.add(waiter.request_id)
         return ids
 
-    ids = asyncio.run(main())
+    ids = run_async(main())
     assert len(ids) == 500 and all(len(i) >= 16 for i in ids)
 
 
@@ -61,7 +62,7 @@ def test_the_entry_is_removed_when_the_call_completes():
         assert len(pending) == 0
         assert not pending.resolve("p", result(waiter.request_id))
 
-    asyncio.run(main())
+    run_async(main())
 
 
 def test_the_entry_is_removed_and_its_future_cancelled_when_the_call_raises():
@@ -73,7 +74,7 @@ def test_the_entry_is_removed_and_its_future_cancelled_when_the_call_raises():
         assert len(pending) == 0 and waiter.future.cancelled()
         assert not pending.resolve("p", result(waiter.request_id))
 
-    asyncio.run(main())
+    run_async(main())
 
 
 def test_the_entry_is_removed_when_the_call_times_out():
@@ -85,7 +86,7 @@ def test_the_entry_is_removed_when_the_call_times_out():
         assert len(pending) == 0
         assert not pending.resolve("p", result(waiter.request_id, "late"))
 
-    asyncio.run(main())
+    run_async(main())
 
 
 def test_the_entry_is_removed_when_the_calling_task_is_cancelled():
@@ -106,7 +107,7 @@ def test_the_entry_is_removed_when_the_calling_task_is_cancelled():
             await task
         assert len(pending) == 0
 
-    asyncio.run(main())
+    run_async(main())
 
 
 def test_the_entry_is_removed_when_the_page_fails():
@@ -118,7 +119,7 @@ def test_the_entry_is_removed_when_the_page_fails():
                 await waiter.future
         assert len(pending) == 0
 
-    asyncio.run(main())
+    run_async(main())
 
 
 def test_fail_instance_fails_every_waiter_of_one_page_and_no_other():
@@ -142,7 +143,7 @@ def test_fail_instance_fails_every_waiter_of_one_page_and_no_other():
             assert (await b1.future).result == "b's answer"
         assert len(made) == 2 and len(pending) == 0
 
-    asyncio.run(main())
+    run_async(main())
 
 
 def test_fail_instance_leaves_already_answered_calls_alone():
@@ -155,4 +156,4 @@ def test_fail_instance_leaves_already_answered_calls_alone():
             with pytest.raises(ConnectionError):
                 await waiting.future
 
-    asyncio.run(main())
+    run_async(main())
