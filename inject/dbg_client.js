@@ -877,8 +877,9 @@
           if (w && w.__dbg) this.hello(el);
           return;
         }
-        if (/^about:/.test(doc.URL)) {
-          return; // the real document is still on its way (the load event injects), or about:blank/srcdoc: no client
+        const src = el.getAttribute('src');
+        if (doc.URL === 'about:blank' && src && !/^about:/.test(src)) {
+          return; // the initial empty document: the real one is on its way and the load event injects
         }
         const s = doc.createElement('script');
         s.src = CLIENT_URL;
@@ -888,7 +889,7 @@
 
     /** @param {HTMLIFrameElement} el */
     hello(el) {
-      try { el.contentWindow && el.contentWindow.postMessage({ __dbg: 1, type: 'dbg_hello' }, location.origin); } catch (_) { /* gone */ }
+      try { el.contentWindow && el.contentWindow.postMessage({ __dbg: 1, type: 'dbg_hello' }, window.origin); } catch (_) { /* gone */ }
     },
 
     /** @param {HTMLIFrameElement} el */
@@ -935,7 +936,7 @@
           try {
             url = /** @type {Window} */ (e.el.contentWindow).location.href;
             title = (e.el.contentDocument && e.el.contentDocument.title) || '';
-            origin = location.origin;
+            origin = window.origin;
           } catch (_) { /* navigating */ }
         } else {
           try { origin = new URL(url, location.href).origin; } catch (_) { origin = ''; }
@@ -979,7 +980,7 @@
         /** @type {Envelope} */
         const env = { __dbg: 1, type: 'dbg_exec', payload: { command, params }, requestId, _f: frameId };
         try {
-          /** @type {Window} */ (entry.win).postMessage(env, location.origin);
+          /** @type {Window} */ (entry.win).postMessage(env, window.origin);
         } catch (e) {
           this.waiting.delete(requestId);
           resolve({ ok: false, error: { code: 'frame_not_ready', message: 'Could not reach frame ' + frameId + ': ' + String(e) } });
@@ -989,7 +990,7 @@
 
     /** @param {MessageEvent} ev */
     onMessage(ev) {
-      if (ev.origin !== location.origin || !isEnvelope(ev.data)) return;
+      if (ev.origin !== window.origin || !isEnvelope(ev.data)) return;
       const env = ev.data;
       if (env.type === 'dbg_ready') this.ready(ev.source);
       else if (env.type === 'dbg_exec_result' && env.requestId) {
@@ -1226,7 +1227,7 @@
     while (w !== w.parent) {
       try {
         const p = /** @type {any} */ (w.parent);
-        if (p.location.origin !== location.origin) break;
+        if (p.origin !== window.origin) break;
         if (p.__dbg && p.__dbg.role === 'host') host = p;
         w = p;
       } catch (_) {
@@ -1259,19 +1260,19 @@
     if (role === 'frame') {
       const ctx = { frameId: '', role: /** @type {'frame'} */ ('frame'), maxResult: 512000 };
       window.addEventListener('message', async (ev) => {
-        if (ev.origin !== location.origin || !isEnvelope(ev.data) || !isSameOriginAncestor(/** @type {Window} */ (ev.source))) return;
+        if (ev.origin !== window.origin || !isEnvelope(ev.data) || !isSameOriginAncestor(/** @type {Window} */ (ev.source))) return;
         const env = ev.data;
         if (env.type === 'dbg_hello') {
-          /** @type {Window} */ (ev.source).postMessage({ __dbg: 1, type: 'dbg_ready' }, location.origin);
+          /** @type {Window} */ (ev.source).postMessage({ __dbg: 1, type: 'dbg_ready' }, window.origin);
           return;
         }
         if (env.type !== 'dbg_exec') return;
         ctx.frameId = env._f || '';
         const payload = env.payload || {};
         const out = await runLocal(String(payload.command), payload.params || {}, Object.assign({}, ctx, { maxResult: Number(payload.params && payload.params.__maxResult) || ctx.maxResult }));
-        /** @type {Window} */ (ev.source).postMessage({ __dbg: 1, type: 'dbg_exec_result', payload: out, requestId: env.requestId, _f: env._f }, location.origin);
+        /** @type {Window} */ (ev.source).postMessage({ __dbg: 1, type: 'dbg_exec_result', payload: out, requestId: env.requestId, _f: env._f }, window.origin);
       });
-      /** @type {Window} */ (hostWin).postMessage({ __dbg: 1, type: 'dbg_ready' }, location.origin);
+      /** @type {Window} */ (hostWin).postMessage({ __dbg: 1, type: 'dbg_ready' }, window.origin);
       return { version: VERSION, role, commands: COMMANDS, get frameId() { return ctx.frameId; }, status: () => ({ state: 'frame' }) };
     }
 
