@@ -15,13 +15,6 @@ ERAS = {"legacy": "2025-11-25", "auto": "2026-07-28"}
 
 
 @pytest.fixture(scope="module")
-def pages() -> Iterator[PageLoop]:
-    loop = PageLoop()
-    yield loop
-    loop.close()
-
-
-@pytest.fixture(scope="module")
 def stateless(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BridgeProcess]:
     proc = BridgeProcess(tmp_path_factory.mktemp("stateless"), "--stateless").start()
     yield proc

@@ -1,19 +1,9 @@
 """page_wait, page_console and page_navigate in real Chromium: async content, errors, navigation under one pageId."""
 
-import pytest
 
 from tests.support import ok, text_of, wait_until
 
 CONNECTED = "window.__dbg && window.__dbg.status().state === 'connected'"
-
-
-@pytest.fixture
-def app(context, dev):
-    page = context.new_page()
-    page.goto(dev.url("/app.html"))
-    page.wait_for_function(CONNECTED, timeout=10000)
-    page.page_id = page.evaluate("window.__dbg.pageId")
-    return page
 
 
 def test_wait_returns_when_async_content_appears(app, mcp):

@@ -1,19 +1,9 @@
 """page_snapshot, page_find and page_act on a real page: refs, framework-visible values, loud stale refs."""
 
-import pytest
 
 from tests.support import ok, text_of
 
 CONNECTED = "window.__dbg && window.__dbg.status().state === 'connected'"
-
-
-@pytest.fixture
-def app(context, dev):
-    page = context.new_page()
-    page.goto(dev.url("/app.html"))
-    page.wait_for_function(CONNECTED, timeout=10000)
-    page.page_id = page.evaluate("window.__dbg.pageId")
-    return page
 
 
 def ref_of(snapshot_text: str, needle: str) -> str:

@@ -13,7 +13,6 @@ from websockets.sync.client import connect as ws_connect
 
 from bridge.cli import banner
 from bridge.settings import Settings
-from tests.e2e.pageloop import PageLoop
 from tests.support import BridgeProcess, ok, text_of, wait_until
 
 EVIL = "http://evil.example"
@@ -25,13 +24,6 @@ EXTRA = "https://app.example.test"
 def http(bridge: BridgeProcess) -> Iterator[httpx.Client]:
     with httpx.Client(base_url=bridge.base, timeout=15) as client:
         yield client
-
-
-@pytest.fixture(scope="module")
-def pages() -> Iterator[PageLoop]:
-    loop = PageLoop()
-    yield loop
-    loop.close()
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,29 @@
+"""Fixtures shared by the e2e modules: Python fake pages on their own loop, and the model app in a real tab."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from tests.e2e.pageloop import PageLoop
+
+CONNECTED = "window.__dbg && window.__dbg.status().state === 'connected'"
+
+
+@pytest.fixture(scope="module")
+def pages() -> Iterator[PageLoop]:
+    """FakePages (the page protocol spoken from Python) on a background event loop, per module."""
+    loop = PageLoop()
+    yield loop
+    loop.close()
+
+
+@pytest.fixture
+def app(context, dev):
+    """tests/e2e/pages/app.html (form, list, dialog, shadow DOM) connected in a fresh tab; `.page_id` is set."""
+    page = context.new_page()
+    page.goto(dev.url("/app.html"))
+    page.wait_for_function(CONNECTED, timeout=10000)
+    page.page_id = page.evaluate("window.__dbg.pageId")
+    return page
