@@ -599,6 +599,275 @@
     });
   }
 
+  // ---- network capture: fetch, XHR, WebSocket, EventSource (+ resource timing for everything else) -------
+
+  const SECRET_HEADERS = /^(authorization|cookie|set-cookie|proxy-authorization|x-api-key|x-auth-token|x-csrf-token)$/i;
+  const net = {
+    /** @type {Array<Record<string, any>>} */ entries: [],
+    seq: 0,
+    inflight: 0,
+    lastChange: Date.now(),
+    max: 300,
+    /** Our own traffic to the bridge is not the app's: leave it out. @param {string} url */
+    ours(url) {
+      try {
+        const u = new URL(url, location.href);
+        const b = new URL(BRIDGE);
+        return u.pathname.startsWith('/bridge/') && u.port === b.port && (u.hostname === b.hostname || u.hostname.endsWith('.localhost'));
+      } catch (_) { return false; }
+    },
+    /** @param {Record<string, any>} e */
+    start(e) {
+      e.id = ++this.seq;
+      e.startedAt = Date.now();
+      this.entries.push(e);
+      if (this.entries.length > this.max) this.entries.splice(0, this.entries.length - this.max);
+      this.inflight++;
+      this.lastChange = Date.now();
+      return e;
+    },
+    /** @param {Record<string, any>} e */
+    end(e) {
+      if (e.ms != null) return;
+      e.ms = Date.now() - e.startedAt;
+      this.inflight = Math.max(0, this.inflight - 1);
+      this.lastChange = Date.now();
+    },
+    /** @param {Headers|Record<string, string>|Array<[string, string]>|undefined|null} h */
+    headers(h) {
+      /** @type {Record<string, string>} */
+      const out = {};
+      if (!h) return out;
+      const pairs = typeof (/** @type {any} */ (h)).forEach === 'function' && !Array.isArray(h)
+        ? (() => { /** @type {Array<[string, string]>} */ const p = []; /** @type {Headers} */ (h).forEach((v, k) => p.push([k, v])); return p; })()
+        : Array.isArray(h) ? h : Object.entries(h);
+      for (const [k, v] of pairs) out[k.toLowerCase()] = SECRET_HEADERS.test(k) ? '[redacted]' : String(v).slice(0, 500);
+      return out;
+    },
+    /** @param {any} body */
+    body(body) {
+      if (body == null) return undefined;
+      if (typeof body === 'string') return clip(body, 4000);
+      if (body instanceof URLSearchParams) return clip(body.toString(), 4000);
+      if (typeof FormData !== 'undefined' && body instanceof FormData) return '[FormData]';
+      if (typeof Blob !== 'undefined' && body instanceof Blob) return '[Blob ' + body.size + ' bytes]';
+      if (body instanceof ArrayBuffer || ArrayBuffer.isView(body)) return '[binary ' + body.byteLength + ' bytes]';
+      return '[' + Object.prototype.toString.call(body).slice(8, -1) + ']';
+    },
+    install() {
+      const self = this;
+      const origFetch = window.fetch;
+      if (origFetch) {
+        window.fetch = async function (/** @type {any} */ input, /** @type {any} */ init) {
+          const url = typeof input === 'string' ? input : input && input.url ? input.url : String(input);
+          if (self.ours(url)) return origFetch.call(this, input, init);
+          const e = self.start({ kind: 'fetch', method: String((init && init.method) || (input && input.method) || 'GET').toUpperCase(),
+            url: new URL(url, location.href).href, requestHeaders: self.headers(init && init.headers), requestBody: self.body(init && init.body) });
+          try {
+            const res = await origFetch.call(this, input, init);
+            e.status = res.status;
+            e.ok = res.ok;
+            e.responseHeaders = self.headers(res.headers);
+            const type = res.headers.get('content-type') || '';
+            const size = Number(res.headers.get('content-length') || NaN);
+            e.responseSize = Number.isFinite(size) ? size : undefined;
+            if (/json|text|xml|javascript|x-www-form/.test(type) && !(size > 262144)) {
+              res.clone().text().then((t) => { e.responseBody = clip(t, 4000); e.responseSize = e.responseSize || t.length; }, () => {});
+            }
+            self.end(e);
+            return res;
+          } catch (err) {
+            e.error = String(/** @type {any} */ (err) && /** @type {any} */ (err).message || err);
+            self.end(e);
+            throw err;
+          }
+        };
+      }
+      const XHR = window.XMLHttpRequest;
+      if (XHR) {
+        const open = XHR.prototype.open, send = XHR.prototype.send, setHeader = XHR.prototype.setRequestHeader;
+        XHR.prototype.open = function (/** @type {string} */ method, /** @type {string|URL} */ url) {
+          /** @type {any} */ (this).__dbgNet = { kind: 'xhr', method: String(method).toUpperCase(), url: new URL(String(url), location.href).href, requestHeaders: {} };
+          return open.apply(this, /** @type {any} */ (arguments));
+        };
+        XHR.prototype.setRequestHeader = function (/** @type {string} */ k, /** @type {string} */ v) {
+          const d = /** @type {any} */ (this).__dbgNet;
+          if (d) d.requestHeaders[k.toLowerCase()] = SECRET_HEADERS.test(k) ? '[redacted]' : String(v).slice(0, 500);
+          return setHeader.call(this, k, v);
+        };
+        XHR.prototype.send = function (/** @type {any} */ body) {
+          const d = /** @type {any} */ (this).__dbgNet;
+          if (d && !self.ours(d.url)) {
+            const e = self.start(Object.assign(d, { requestBody: self.body(body) }));
+            this.addEventListener('loadend', () => {
+              e.status = this.status;
+              e.ok = this.status >= 200 && this.status < 300;
+              if (!this.status) e.error = 'network error or aborted';
+              const t = this.responseType === '' || this.responseType === 'text' ? this.responseText : null;
+              if (t != null) { e.responseBody = clip(t, 4000); e.responseSize = t.length; }
+              self.end(e);
+            });
+          }
+          return send.call(this, body);
+        };
+      }
+      const WS = window.WebSocket;
+      if (WS) {
+        const Wrapped = function (/** @type {string|URL} */ url, /** @type {any} */ protocols) {
+          const ws = protocols === undefined ? new WS(url) : new WS(url, protocols);
+          const href = String(url);
+          if (!self.ours(href.replace(/^ws/, 'http'))) {
+            const e = self.start({ kind: 'websocket', method: 'GET', url: href, messagesIn: 0, messagesOut: 0 });
+            ws.addEventListener('open', () => { e.status = 101; e.ok = true; });
+            ws.addEventListener('message', () => { e.messagesIn++; });
+            ws.addEventListener('close', (ev) => { e.closeCode = ev.code; self.end(e); });
+            ws.addEventListener('error', () => { e.error = 'websocket error'; });
+            const sendMsg = ws.send;
+            ws.send = function (/** @type {any} */ data) { e.messagesOut++; return sendMsg.call(ws, data); };
+          }
+          return ws;
+        };
+        Wrapped.prototype = WS.prototype;
+        Object.assign(Wrapped, { CONNECTING: 0, OPEN: 1, CLOSING: 2, CLOSED: 3 });
+        /** @type {any} */ (window).WebSocket = Wrapped;
+      }
+      const ES = window.EventSource;
+      if (ES) {
+        const Wrapped = function (/** @type {string|URL} */ url, /** @type {any} */ init) {
+          const es = new ES(url, init);
+          if (!self.ours(String(url))) {
+            const e = self.start({ kind: 'eventsource', method: 'GET', url: new URL(String(url), location.href).href, messagesIn: 0 });
+            es.addEventListener('open', () => { e.status = 200; e.ok = true; });
+            es.addEventListener('message', () => { e.messagesIn++; });
+            es.addEventListener('error', () => { if (es.readyState === 2) { e.error = e.error || 'closed'; self.end(e); } });
+          }
+          return es;
+        };
+        Wrapped.prototype = ES.prototype;
+        Object.assign(Wrapped, { CONNECTING: 0, OPEN: 1, CLOSED: 2 });
+        /** @type {any} */ (window).EventSource = Wrapped;
+      }
+    },
+    /** Everything else the page loaded (documents, scripts, images, css), from resource timing. */
+    resources() {
+      const out = [];
+      for (const r of /** @type {any[]} */ (performance.getEntriesByType('resource'))) {
+        if (r.initiatorType === 'fetch' || r.initiatorType === 'xmlhttprequest' || this.ours(r.name)) continue;
+        out.push({ kind: 'resource:' + r.initiatorType, url: r.name, status: r.responseStatus || undefined,
+          ms: Math.round(r.duration), responseSize: r.transferSize || r.encodedBodySize || undefined });
+      }
+      return out;
+    },
+  };
+
+  // ---- source lookup: compile-time attributes, then framework debug info -----------------------------------
+
+  /** @param {string} spec 'path:line:col' */
+  function parseLoc(spec) {
+    const m = /^(.*?):(\d+)(?::(\d+))?$/.exec(String(spec));
+    return m ? { file: m[1], line: Number(m[2]), column: m[3] ? Number(m[3]) : null } : { file: String(spec), line: null, column: null };
+  }
+
+  /** The first app frame of a stack (not node_modules, not Vite's or React's internals). @param {string} stack */
+  function appFrame(stack) {
+    for (const line of String(stack || '').split('\n')) {
+      const m = /\(?((?:https?|file):\/\/[^\s)]+?):(\d+):(\d+)\)?\s*$/.exec(line);
+      if (!m || /node_modules|\/@vite\/|\/@react-refresh|react-dom|react_jsx|chunk-|dbg_client\.js/.test(m[1])) continue;
+      let file = m[1];
+      try { const u = new URL(file); file = u.pathname; } catch (_) { /* keep */ }
+      return { file, line: Number(m[2]), column: Number(m[3]) };
+    }
+    return null;
+  }
+
+  /** @param {Element} el */
+  function sourceOf(el) {
+    /** @type {{file: string, line: number|null, column: number|null}|null} */
+    let loc = null;
+    let via = 'unknown';
+    /** @type {string[]} */
+    const components = [];
+    const attr = el.closest('[data-dbg-source]');
+    if (attr) { loc = parseLoc(attr.getAttribute('data-dbg-source') || ''); via = 'attribute'; }
+    const anyEl = /** @type {any} */ (el);
+    const fiberKey = Object.keys(anyEl).find((k) => k.startsWith('__reactFiber$') || k.startsWith('__reactInternalInstance$'));
+    if (fiberKey) {
+      for (let f = anyEl[fiberKey]; f; f = f.return) {
+        const t = f.type;
+        const name = t && typeof t !== 'string' ? (t.displayName || t.name || (t.render && (t.render.displayName || t.render.name))) : '';
+        if (name && components[components.length - 1] !== name) components.push(name);
+        if (!loc && f._debugSource) { loc = { file: f._debugSource.fileName, line: f._debugSource.lineNumber, column: f._debugSource.columnNumber || null }; via = 'react'; }
+        if (!loc && f._debugStack && f._debugStack.stack) { const fr = appFrame(f._debugStack.stack); if (fr) { loc = fr; via = 'react'; } }
+      }
+      if (via === 'unknown' && components.length) via = 'react';
+    }
+    let vue = anyEl.__vueParentComponent;
+    if (vue) {
+      if (!loc && vue.type && vue.type.__file) { loc = { file: vue.type.__file, line: null, column: null }; via = 'vue'; }
+      for (; vue; vue = vue.parent) {
+        const t = vue.type || {};
+        const name = t.name || t.__name || (t.__file ? String(t.__file).split('/').pop().replace(/\.vue$/, '') : '');
+        if (name) components.push(name);
+      }
+      if (via === 'unknown' && components.length) via = 'vue';
+    }
+    const svelte = anyEl.__svelte_meta;
+    if (!loc && svelte && svelte.loc) { loc = { file: svelte.loc.file, line: svelte.loc.line + 1, column: svelte.loc.column }; via = 'svelte'; }
+    return { file: loc ? loc.file : null, line: loc ? loc.line : null, column: loc ? loc.column : null, via, components };
+  }
+
+  // ---- highlight overlay (in a shadow root, so the app's styles neither leak in nor get disturbed) -----------
+
+  const overlay = {
+    /** @type {HTMLElement|null} */ host: null,
+    /** @type {ShadowRoot|null} */ root: null,
+    /** @type {Array<{el: Element, box: HTMLElement}>} */ items: [],
+    raf: 0,
+    timer: 0,
+    ensure() {
+      if (this.host && this.host.isConnected && this.root) return this.root;
+      this.host = document.createElement('dbg-overlay');
+      this.host.style.cssText = 'all: initial; position: fixed; inset: 0; pointer-events: none; z-index: 2147483647;';
+      this.root = this.host.attachShadow({ mode: 'closed' });
+      (document.body || document.documentElement).appendChild(this.host);
+      return this.root;
+    },
+    /** @param {Element[]} els @param {string} label @param {number} durationMs */
+    show(els, label, durationMs) {
+      const root = this.ensure();
+      for (const el of els) {
+        const box = document.createElement('div');
+        box.style.cssText = 'position: fixed; border: 2px solid #e4007c; background: rgba(228,0,124,.12); border-radius: 3px; box-sizing: border-box;';
+        const tag = document.createElement('span');
+        tag.textContent = label || refs.of(el);
+        tag.style.cssText = 'position: absolute; left: -2px; top: -20px; font: 12px/16px system-ui, sans-serif; color: #fff; background: #e4007c; padding: 1px 5px; border-radius: 3px; white-space: nowrap;';
+        box.appendChild(tag);
+        root.appendChild(box);
+        this.items.push({ el, box });
+      }
+      this.place();
+      if (durationMs > 0) { clearTimeout(this.timer); this.timer = window.setTimeout(() => this.clear(), durationMs); }
+    },
+    place() {
+      cancelAnimationFrame(this.raf);
+      for (const { el, box } of this.items) {
+        const r = el.getBoundingClientRect();
+        Object.assign(box.style, { left: r.left + 'px', top: r.top + 'px', width: r.width + 'px', height: r.height + 'px', display: el.isConnected ? 'block' : 'none' });
+      }
+      if (this.items.length) this.raf = requestAnimationFrame(() => this.place());
+    },
+    clear() {
+      cancelAnimationFrame(this.raf);
+      for (const { box } of this.items) box.remove();
+      const n = this.items.length;
+      this.items = [];
+      if (this.host) this.host.remove();
+      this.host = null;
+      this.root = null;
+      return n;
+    },
+  };
+
   // ---- COMMANDS: name -> async (params, ctx) => result -------------------------------------------------
 
   const AsyncFunction = Object.getPrototypeOf(async function () {}).constructor;
@@ -644,7 +913,7 @@
       }
       return toResult(await fn.call(window, params.args), ctx.maxResult);
     },
-    async snapshot(params) {
+    async snapshot(params, ctx) {
       const root = params.root ? target(/^e\d+@/.test(String(params.root)) ? { ref: params.root } : { selector: params.root })
         : (document.body || document.documentElement);
       const out = snapshot(root, {
@@ -654,8 +923,21 @@
         boxes: !!params.boxes,
       });
       refs.snapshots++;
+      let tree = out.text;
+      if (params.includeFrames && ctx.role === 'host' && /\[frame=f\d+\]/.test(tree)) {
+        const lines = [];
+        for (const line of tree.split('\n')) {
+          lines.push(line);
+          const m = /^(\s*)- iframe.*\[frame=(f\d+)\]/.exec(line);
+          if (!m) continue;
+          const sub = await router.exec(m[2], 'snapshot', Object.assign({}, params, { includeFrames: false, __maxResult: ctx.maxResult }), 5000);
+          if (!sub.ok || !sub.result) { lines.push(m[1] + '  - (frame ' + m[2] + ': ' + (sub.error ? sub.error.code : 'no answer') + ')'); continue; }
+          for (const l of String(sub.result.tree).split('\n')) if (l) lines.push(m[1] + '  ' + l.replace(/\[ref=/g, '[ref=' + m[2] + ':'));
+        }
+        tree = lines.join('\n');
+      }
       return { snapshotId: 's' + refs.snapshots + '@' + DOC_TAG, url: location.href, title: document.title,
-        elements: out.elements, truncated: out.truncated, tree: out.text };
+        elements: out.elements, truncated: out.truncated, tree };
     },
     async find(params) {
       const limit = Math.max(1, Math.min(Number(params.limit) || 20, 200));
@@ -718,6 +1000,9 @@
     async wait(params) {
       const timeoutMs = Math.max(0, Number(params.timeout) || 5) * 1000;
       const state = String(params.state || 'visible');
+      if (params.networkIdle) {
+        return waitFor(() => net.inflight === 0 && Date.now() - net.lastChange >= 500, timeoutMs);
+      }
       if (params.url) {
         const want = String(params.url);
         return waitFor(() => location.href.includes(want) && location.href, timeoutMs);
@@ -762,6 +1047,44 @@
         else location.href = url;
       }, 20);
       return { from: location.href, action, to: url || null };
+    },
+    async network(params) {
+      if (params.id != null) {
+        const e = net.entries.find((x) => x.id === Number(params.id));
+        if (!e) throw new DbgError('no_match', 'No request ' + params.id + ' is kept (only the last ' + net.max + ' are). Call page_network without id.');
+        return { request: e };
+      }
+      const since = Number(params.since) || 0;
+      const limit = Math.max(1, Math.min(Number(params.limit) || 50, 300));
+      const filter = params.filter ? String(params.filter).toLowerCase() : '';
+      const failed = !!params.failedOnly;
+      const pick = net.entries.filter((e) => e.id > since && (!filter || e.url.toLowerCase().includes(filter)) &&
+        (!failed || e.error || (e.status != null && e.status >= 400)));
+      const rows = pick.slice(0, limit).map((e) => ({ id: e.id, kind: e.kind, method: e.method, url: clip(e.url, 300), status: e.status,
+        ms: e.ms, size: e.responseSize, error: e.error, pending: e.ms == null || undefined }));
+      /** @type {Record<string, any>} */
+      const out = { requests: rows, cursor: rows.length ? rows[rows.length - 1].id : since, more: pick.length > rows.length, inflight: net.inflight };
+      if (params.resources) out.resources = net.resources().filter((r) => !filter || r.url.toLowerCase().includes(filter)).slice(0, limit);
+      return out;
+    },
+    async source(params) {
+      let el;
+      if (params.ref || params.selector) el = target(params);
+      else el = /** @type {any} */ (window).__dbgSelected;
+      if (!el) throw new DbgError('bad_target', 'Give ref or selector (no element has been selected by the human yet).');
+      return Object.assign({ ref: refs.of(el), element: describeElement(el) }, sourceOf(el));
+    },
+    async highlight(params) {
+      if (params.clear) return { cleared: overlay.clear() };
+      const list = Array.isArray(params.refs) ? params.refs.map((/** @type {string} */ r) => refs.resolve(r)) : [];
+      if (params.selector) {
+        try { list.push(...Array.from(document.querySelectorAll(String(params.selector))).slice(0, 50)); } catch (e) {
+          throw new DbgError('bad_selector', "'" + params.selector + "' is not a valid CSS selector.");
+        }
+      }
+      if (!list.length) throw new DbgError('no_match', 'Nothing to highlight: give refs or a selector that matches.');
+      overlay.show(list, String(params.label || ''), Number(params.durationMs) || 0);
+      return { highlighted: list.map((el) => refs.of(el)) };
     },
   };
 
@@ -1325,6 +1648,7 @@
   }
 
   consoleLog.install();
+  net.install();
   /** @type {any} */ (window).createDbgLauncher = createDbgLauncher;
   /** @type {any} */ (window).__dbg = createDbgLauncher();
 })();

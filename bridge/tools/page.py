@@ -1,5 +1,6 @@
 """page_* tools: list the connected pages and frames, run code or a named command in one of them."""
 
+import re
 import time
 from typing import Annotated, Any, Literal
 
@@ -56,6 +57,17 @@ async def page_exec(
     return {"pageId": target.page_id, "result": result, "ms": round((time.perf_counter() - started) * 1000, 2)}
 
 
+FRAME_REF = re.compile(r"^(f\d+):(e\d+@[a-z]{2})$")
+
+
+def frame_ref(d: Dispatcher, page_id: str | None, ref: str | None) -> tuple[str | None, str | None]:
+    """A ref from a snapshot with includeFrames ('f0:e3@ab') targets that frame: (its pageId, the bare ref)."""
+    m = FRAME_REF.match(ref or "")
+    if not m:
+        return page_id, ref
+    return f"{d.resolve(page_id).inst.id}/{m.group(1)}", m.group(2)
+
+
 async def page_snapshot(
     d: Dispatcher,
     pageId: PageId = None,
@@ -64,11 +76,14 @@ async def page_snapshot(
     interactiveOnly: Annotated[bool, Field(description="Only links, buttons, inputs and other controls.")] = False,
     maxChars: Annotated[int, Field(ge=200, le=200_000, description="Cut the tree at this many characters.")] = 12_000,
     boxes: Annotated[bool, Field(description="Add each element's box (x,y,width,height in CSS px).")] = False,
+    includeFrames: Annotated[bool, Field(
+        description="Inline same-origin child frames; their refs read 'f0:e3@ab' and work in page_act.")] = False,
     timeout: Annotated[float, Field(gt=0, le=300)] = 15,
 ) -> CallToolResult:
     """A compact semantic tree of a page or frame: one line per element with role, accessible name, states and a
     ref (e.g. e12@ab) for page_act. Refs fail loudly once their element is gone or the page reloaded."""
-    params = {"root": root, "depth": depth, "interactiveOnly": interactiveOnly, "maxChars": maxChars, "boxes": boxes}
+    params = {"root": root, "depth": depth, "interactiveOnly": interactiveOnly, "maxChars": maxChars, "boxes": boxes,
+              "includeFrames": includeFrames}
     target, snap = await d.call_page(pageId, "snapshot", params, timeout)
     head = (f"pageId {target.page_id} · {snap['url']} · {snap['title']!r} · snapshot {snap['snapshotId']} · "
             f"{snap['elements']} elements{' (truncated)' if snap['truncated'] else ''}")
@@ -119,6 +134,7 @@ async def page_act(
     if actions is None and action is None:
         raise errors.BridgeError("Give `action` (with a target) or `actions` (a batch).", code="bad_arguments")
     params: dict[str, Any] = {"snapshot": snapshot}
+    pageId, ref = frame_ref(d, pageId, ref)
     if actions is not None:
         params["actions"] = actions
     else:
@@ -134,16 +150,19 @@ async def page_wait(
     selector: Annotated[str | None, Field(description="Wait for this CSS selector.")] = None,
     ref: Annotated[str | None, Field(description="Wait on this ref (e.g. until hidden or enabled).")] = None,
     url: Annotated[str | None, Field(description="Wait until the page URL contains this.")] = None,
+    networkIdle: Annotated[bool, Field(description="Wait until no fetch/XHR is in flight for 500 ms.")] = False,
     state: Annotated[Literal["visible", "hidden", "enabled"], Field(
         description="visible (appears), hidden (disappears) or enabled.")] = "visible",
     pageId: PageId = None,
     timeout: Annotated[float, Field(gt=0, le=120, description="Seconds to wait at most.")] = 10,
 ) -> dict[str, Any]:
-    """Wait until text, a selector or a ref appears, disappears or becomes enabled, or the URL changes.
-    Always bounded; a miss is a wait_timeout error."""
-    if not any((text, selector, ref, url)):
-        raise errors.BridgeError("Give one of text, selector, ref or url.", code="bad_arguments")
-    params = {"text": text, "selector": selector, "ref": ref, "url": url, "state": state, "timeout": timeout}
+    """Wait until text, a selector or a ref appears, disappears or becomes enabled, the URL changes, or the
+    network goes idle. Always bounded; a miss is a wait_timeout error."""
+    if not any((text, selector, ref, url, networkIdle)):
+        raise errors.BridgeError("Give one of text, selector, ref, url or networkIdle.", code="bad_arguments")
+    pageId, ref = frame_ref(d, pageId, ref)
+    params = {"text": text, "selector": selector, "ref": ref, "url": url, "networkIdle": networkIdle, "state": state,
+              "timeout": timeout}
     target, out = await d.call_page(pageId, "wait", params, timeout + 5)
     return {"pageId": target.page_id, **out}
 
@@ -189,6 +208,55 @@ async def page_screenshot(d: Dispatcher, pageId: PageId = None) -> dict[str, Any
         "page's structure.", code="not_available")
 
 
+async def page_network(
+    d: Dispatcher,
+    since: Annotated[int, Field(ge=0, description="Cursor from the last answer; 0 for everything kept.")] = 0,
+    filter: Annotated[str | None, Field(description="Only URLs containing this.")] = None,
+    failedOnly: Annotated[bool, Field(description="Only errors and HTTP status >= 400.")] = False,
+    id: Annotated[int | None, Field(description="Details of one request: headers (secrets redacted) and bodies (cut).")] = None,
+    resources: Annotated[bool, Field(description="Also list documents, scripts, images, css (resource timing).")] = False,
+    limit: Annotated[int, Field(ge=1, le=300)] = 50,
+    pageId: PageId = None,
+    timeout: Annotated[float, Field(gt=0, le=60)] = 10,
+) -> dict[str, Any]:
+    """The page's fetch, XHR, WebSocket and EventSource traffic since a cursor: method, url, status, ms, size.
+    Pass `id` for headers and bodies. Sees only requests made after the client loaded, in this document."""
+    params = {"since": since, "filter": filter, "failedOnly": failedOnly, "id": id, "resources": resources, "limit": limit}
+    target, out = await d.call_page(pageId, "network", params, timeout)
+    return {"pageId": target.page_id, **out}
+
+
+async def page_source(
+    d: Dispatcher,
+    ref: Annotated[str | None, Field(description="Element ref from page_snapshot/page_find.")] = None,
+    selector: Annotated[str | None, Field(description="CSS selector of one element.")] = None,
+    pageId: PageId = None,
+    timeout: Annotated[float, Field(gt=0, le=60)] = 10,
+) -> dict[str, Any]:
+    """Map an element (ref, selector, or the one the human selected) to its source file:line:column and component
+    chain, from compile-time attributes or React/Vue/Svelte debug info; via 'unknown' when neither exists."""
+    pageId, ref = frame_ref(d, pageId, ref)
+    target, out = await d.call_page(pageId, "source", {"ref": ref, "selector": selector}, timeout)
+    return {"pageId": target.page_id, **out}
+
+
+async def page_highlight(
+    d: Dispatcher,
+    refs: Annotated[list[str] | None, Field(description="Refs to outline.")] = None,
+    selector: Annotated[str | None, Field(description="Or a CSS selector (at most 50 elements).")] = None,
+    label: Annotated[str | None, Field(description="Label shown on each box (default: the ref).")] = None,
+    durationMs: Annotated[int, Field(ge=0, le=600_000, description="Remove after this long; 0 keeps it.")] = 0,
+    clear: Annotated[bool, Field(description="Remove every highlight instead.")] = False,
+    pageId: PageId = None,
+    timeout: Annotated[float, Field(gt=0, le=60)] = 10,
+) -> dict[str, Any]:
+    """Show (or clear) labelled outlines over elements so the human sees what you mean. The overlay lives in a
+    shadow root and never takes clicks."""
+    params = {"refs": refs, "selector": selector, "label": label, "durationMs": durationMs, "clear": clear}
+    target, out = await d.call_page(pageId, "highlight", params, timeout)
+    return {"pageId": target.page_id, **out}
+
+
 TOOLS = [
     Tool(page_list, read_only("List pages")),
     Tool(page_exec, acting("Run code in a page")),
@@ -198,5 +266,8 @@ TOOLS = [
     Tool(page_wait, read_only("Wait for the page")),
     Tool(page_navigate, acting("Navigate a page")),
     Tool(page_console, read_only("Read the console")),
+    Tool(page_network, read_only("Read network traffic")),
+    Tool(page_source, read_only("Find an element's source")),
+    Tool(page_highlight, acting("Highlight elements", destructive=False)),
     Tool(page_screenshot, read_only("Screenshot a page")),
 ]

@@ -1,0 +1,83 @@
+"""page_network, page_source, page_highlight and snapshots across frames, in real Chromium."""
+
+from tests.support import ok, text_of, wait_until
+
+CONNECTED = "window.__dbg && window.__dbg.status().state === 'connected'"
+
+
+def open_page(context, dev, path):
+    page = context.new_page()
+    page.goto(dev.url(path))
+    page.wait_for_function(CONNECTED, timeout=10000)
+    page.page_id = page.evaluate("window.__dbg.pageId")
+    return page
+
+
+def test_network_lists_fetch_and_xhr_with_status_and_redacts_secrets(app, mcp):
+    app.evaluate("""async () => {
+        await fetch('/app.html');
+        await fetch('/missing.json', {headers: {Authorization: 'Bearer s3cr3t-token'}});
+        await new Promise((resolve) => {
+            const x = new XMLHttpRequest();
+            x.open('POST', '/nowhere');
+            x.setRequestHeader('X-Api-Key', 'k3y');
+            x.onloadend = resolve;
+            x.send('hello=1');
+        });
+    }""")
+    out = ok(mcp.call("page_network", {"pageId": app.page_id}))
+    rows = out["requests"]
+    assert [(r["kind"], r["status"]) for r in rows] == [("fetch", 200), ("fetch", 404), ("xhr", 501)]
+    assert all("/bridge/" not in r["url"] for r in rows)  # the client's own traffic is left out
+    failed = ok(mcp.call("page_network", {"pageId": app.page_id, "failedOnly": True}))["requests"]
+    assert [r["status"] for r in failed] == [404, 501]
+    detail = ok(mcp.call("page_network", {"pageId": app.page_id, "id": rows[1]["id"]}))["request"]
+    assert detail["requestHeaders"]["authorization"] == "[redacted]"
+    assert "s3cr3t" not in str(detail)
+    xhr = ok(mcp.call("page_network", {"pageId": app.page_id, "id": rows[2]["id"]}))["request"]
+    assert xhr["requestHeaders"]["x-api-key"] == "[redacted]" and xhr["requestBody"] == "hello=1"
+    later = ok(mcp.call("page_network", {"pageId": app.page_id, "since": out["cursor"]}))
+    assert later["requests"] == []
+
+
+def test_wait_for_network_idle(app, mcp):
+    app.evaluate("fetch('/app.html'); fetch('/frame.html')")
+    out = ok(mcp.call("page_wait", {"pageId": app.page_id, "networkIdle": True, "timeout": 5}))
+    assert out["met"] is True
+    assert ok(mcp.call("page_network", {"pageId": app.page_id}))["inflight"] == 0
+
+
+def test_source_comes_from_the_nearest_compile_time_attribute_or_says_unknown(context, dev, mcp):
+    page = open_page(context, dev, "/source.html")
+    found = ok(mcp.call("page_source", {"pageId": page.page_id, "selector": "#in-card"}))
+    assert (found["file"], found["line"], found["column"], found["via"]) == ("src/components/Card.jsx", 14, 5, "attribute")
+    unknown = ok(mcp.call("page_source", {"pageId": page.page_id, "selector": "#plain"}))
+    assert unknown["via"] == "unknown" and unknown["file"] is None
+
+
+def test_highlight_outlines_elements_without_blocking_clicks_and_clears(app, mcp):
+    text = text_of(mcp.call("page_snapshot", {"pageId": app.page_id}))
+    ref = next(line for line in text.splitlines() if 'button "Delete all"' in line).split("[ref=")[1].split("]")[0]
+    out = ok(mcp.call("page_highlight", {"pageId": app.page_id, "refs": [ref], "label": "this one"}))
+    assert out["highlighted"] == [ref]
+    assert app.evaluate("!!document.querySelector('dbg-overlay')")
+    app.click("#open")  # a real, trusted click through the overlay still reaches the button
+    app.wait_for_function("document.getElementById('confirm').open", timeout=5000)
+    assert ok(mcp.call("page_highlight", {"pageId": app.page_id, "clear": True}))["cleared"] == 1
+    assert not app.evaluate("!!document.querySelector('dbg-overlay')")
+
+
+def test_snapshot_with_frames_gives_frame_refs_that_page_act_follows(context, dev, mcp):
+    page = open_page(context, dev, "/framed.html")
+    page.wait_for_function("window.__dbg.status().frames.length === 1 && window.__dbg.status().frames[0].ready",
+                           timeout=10000)
+    inst = page.page_id.split("/")[0]
+    wait_until(lambda: any(r["pageId"] == f"{inst}/f0" for r in ok(mcp.call("page_list"))["pages"]), what="frame")
+    text = text_of(mcp.call("page_snapshot", {"pageId": page.page_id, "includeFrames": True}))
+    assert "[frame=f0]" in text and 'heading "Outer"' in text
+    line = next(line for line in text.splitlines() if 'button "Delete all"' in line)
+    ref = line.split("[ref=")[1].split("]")[0]
+    assert ref.startswith("f0:")
+    done = ok(mcp.call("page_act", {"pageId": page.page_id, "action": "click", "ref": ref}))
+    assert done["pageId"] == f"{inst}/f0"
+    assert page.frame_locator("#inner").locator("#confirm").evaluate("d => d.open")
