@@ -8,7 +8,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from bridge import errors
+from bridge.inbox import Inbox
 from bridge.pending import Pending
+from bridge.questions import Questions
 from bridge.protocol import ExecFrame, dump
 from bridge.registry import Instance, Registry, split_page_id
 from bridge.settings import Settings
@@ -34,6 +36,10 @@ class Dispatcher:
         self.settings = settings
         self.registry = Registry(settings.page_ttl)
         self.pending = Pending()
+        self.inbox = Inbox()
+        self.questions = Questions()
+        #: Origins the human allowed page_exec code on (consent), for this bridge's lifetime.
+        self.approved_origins: set[str] = set()
 
     # ---- addressing -----------------------------------------------------------------------
 

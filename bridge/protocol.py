@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 PROTOCOL_VERSION = 1
 
 #: Commands every client answers. Later issues add to this list and to COMMANDS in the client.
-COMMANDS = ("eval", "ping", "frames", "location", "snapshot", "find", "act", "console", "wait", "navigate", "network", "source", "highlight")
+COMMANDS = ("eval", "ping", "frames", "location", "snapshot", "find", "act", "console", "wait", "navigate", "network", "source", "highlight", "ask", "notify")
 
 INSTANCE_ID_RE = re.compile(r"^(?:\d{1,5}|[a-z]{2}\d{3})$")
 FRAME_ID_RE = re.compile(r"^(?:host|f\d{1,4})$")
@@ -94,7 +94,18 @@ class ByeMsg(_Msg):
     type: Literal["bye"]
 
 
-UpMessage = Annotated[Union[ResultMsg, FramesMsg, ByeMsg], Field(discriminator="type")]
+class EventMsg(_Msg):
+    """Something the human did in the page: answered a question, sent a message, picked an element, asked to
+    open a file."""
+
+    type: Literal["event"]
+    kind: Literal["answer", "message", "element_selected", "open_file"]
+    questionId: Annotated[str, Field(max_length=64)] | None = None
+    text: Annotated[str, Field(max_length=8000)] = ""
+    data: dict[str, Any] = Field(default_factory=dict)
+
+
+UpMessage = Annotated[Union[ResultMsg, FramesMsg, ByeMsg, EventMsg], Field(discriminator="type")]
 _up = TypeAdapter(UpMessage)
 
 

@@ -52,7 +52,8 @@ def render_settings() -> str:
            "| setting | flag | environment | default | description |", "|---|---|---|---|---|"]
     for name, field in Settings.model_fields.items():
         default = field.get_default(call_default_factory=True)
-        shown = "`~/.config/dbg-bridge`" if name == "config_dir" else f"`{json.dumps(default, default=str)}`"
+        machine_specific = {"config_dir": "`~/.config/dbg-bridge`", "project_root": "the current directory"}
+        shown = machine_specific.get(name) or f"`{json.dumps(default, default=str)}`"
         out.append(f"| `{name}` | `--{name.replace('_', '-')}` | `{ENV_PREFIX}{name.upper()}` | {shown} | "
                    f"{field.description} |")
     return "\n".join(out) + "\n"

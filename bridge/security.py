@@ -97,7 +97,10 @@ class GuardMiddleware:
             await self._refuse(scope, receive, send, 403, "bad_origin",
                                "Opaque origins (sandboxed frames, file://) are not allowed.")
             return
-        if scope["type"] == "http" and page and origin and not self.policy.own_origin(origin):
+        # CORS whenever the page is cross-origin to the host it called: a dev server's page, and also the bridge's
+        # own /demo calling its per-tab *.localhost host (the sharded SSE stream and its result POSTs).
+        same_origin = origin is not None and origin.lower() == "http://" + headers.get("host", "").lower()
+        if scope["type"] == "http" and page and origin and not same_origin:
             if scope["method"] == "OPTIONS":
                 await _preflight(origin)(scope, receive, send)
                 return

@@ -40,6 +40,11 @@ class Settings(BaseModel):
     max_result: int = Field(512_000, gt=1024, description="Largest serialized result a page may return (chars).")
     heartbeat: float = Field(15.0, gt=0, description="Seconds between heartbeats on page streams.")
     log_level: Literal["debug", "info", "warning", "error"] = Field("info", description="Bridge log level.")
+    no_consent: bool = Field(False, description="Run page_exec code without asking the human first (trusted setups).")
+    consent_wait: float = Field(60.0, gt=0, le=600, description="Seconds a consent prompt waits for the human.")
+    editor: str | None = Field(None, description="Editor command for open_file, e.g. 'code -g {file}:{line}:{column}' "
+                                                 "(default: code or cursor if found). Run as argv, never a shell.")
+    project_root: Path = Field(default_factory=Path.cwd, description="open_file only opens files under this folder.")
 
     @property
     def token_file(self) -> Path:

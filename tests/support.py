@@ -69,7 +69,9 @@ class BridgeProcess:
 
     def start(self) -> BridgeProcess:
         ready = self.config_dir / f"ready-{time.monotonic_ns()}"
-        env = {**os.environ, "DBG_CONFIG_DIR": str(self.config_dir), "PYTHONUNBUFFERED": "1", **self.env}
+        # Tests run code in pages without a human to click "Allow"; consent has its own tests (consent=True there).
+        env = {**os.environ, "DBG_CONFIG_DIR": str(self.config_dir), "PYTHONUNBUFFERED": "1", "DBG_NO_CONSENT": "1",
+               **self.env}
         env.pop("DBG_PORT", None)
         cmd = [sys.executable, "-m", "bridge", "serve", "--port", str(self.port), "--ready-file", str(ready), *self.extra]
         with open(self.log, "ab") as log:

@@ -17,7 +17,8 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from bridge import protocol
 from bridge.dispatch import Dispatcher
 from bridge.http import HTTPError, error_response, read_body
-from bridge.protocol import ByeMsg, FramesMsg, InstanceId, ProtocolError, RegisterReply, ResultMsg, Secret
+from bridge.human import page_event
+from bridge.protocol import ByeMsg, EventMsg, FramesMsg, InstanceId, ProtocolError, RegisterReply, ResultMsg, Secret
 from bridge.registry import Instance
 
 log = logging.getLogger("bridge.pages")
@@ -102,6 +103,8 @@ def handle_up(d: Dispatcher, inst: Instance, msg: protocol.UpMessage) -> bool:
         d.registry.update_frames(inst, msg.frames, msg.url, msg.title)
     elif isinstance(msg, ByeMsg):
         d.page_unloading(inst)
+    elif isinstance(msg, EventMsg):
+        return page_event(d, inst, msg)
     return True
 
 

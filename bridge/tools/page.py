@@ -8,6 +8,7 @@ from pydantic import Field
 
 from bridge import errors
 from bridge.dispatch import Dispatcher
+from bridge.human import require_consent
 from bridge.protocol import COMMANDS
 from mcp.types import CallToolResult, TextContent
 
@@ -50,9 +51,13 @@ async def page_exec(
     if (code is None) == (command is None):
         raise errors.BridgeError("Give exactly one of `code` (JavaScript) or `command` (a named command).",
                                  code="bad_arguments")
+    started = time.perf_counter()
     if code is not None:
         command, params = "eval", {"code": code, "args": args}
-    started = time.perf_counter()
+    if command == "eval":
+        target = d.resolve(pageId)
+        await require_consent(d, target, str((params or {}).get("code", "")))
+        pageId = target.page_id
     target, result = await d.call_page(pageId, command or "eval", params, timeout)
     return {"pageId": target.page_id, "result": result, "ms": round((time.perf_counter() - started) * 1000, 2)}
 

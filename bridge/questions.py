@@ -1,0 +1,61 @@
+"""Questions to the human (user_ask, consent prompts): id -> future, answered from the page (or the cockpit)."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import time
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Kind = Literal["confirm", "choice", "text", "pick", "consent"]
+
+
+@dataclass(eq=False)
+class Question:
+    id: str
+    kind: Kind
+    text: str
+    instance_id: str
+    choices: list[str] = field(default_factory=list)
+    detail: str = ""
+    created: float = field(default_factory=time.time)
+    answer: Any = None
+    via: str | None = None
+    future: asyncio.Future[Any] = field(default_factory=lambda: asyncio.get_running_loop().create_future(), repr=False)
+
+    @property
+    def open(self) -> bool:
+        return not self.future.done()
+
+    def frame(self) -> dict[str, Any]:
+        """What the page (or cockpit) needs to show it."""
+        return {"questionId": self.id, "kind": self.kind, "text": self.text, "choices": self.choices,
+                "detail": self.detail}
+
+
+class Questions:
+    def __init__(self) -> None:
+        self.by_id: dict[str, Question] = {}
+
+    def ask(self, kind: Kind, text: str, instance_id: str, choices: list[str] | None = None, detail: str = "") -> Question:
+        q = Question("q" + secrets.token_hex(4), kind, text, instance_id, choices or [], detail)
+        self.by_id[q.id] = q
+        return q
+
+    def answer(self, question_id: str, instance_id: str | None, answer: Any, via: str) -> Question | None:
+        """Settle an open question; a page may only answer questions shown on it. None if refused."""
+        q = self.by_id.get(question_id)
+        if q is None or not q.open or (instance_id is not None and q.instance_id != instance_id):
+            return None
+        q.answer, q.via = answer, via
+        q.future.set_result(answer)
+        return q
+
+    def open_for(self, instance_id: str) -> list[Question]:
+        return [q for q in self.by_id.values() if q.open and q.instance_id == instance_id]
+
+    def forget(self, q: Question) -> None:
+        if q.open:
+            q.future.cancel()
+        self.by_id.pop(q.id, None)
