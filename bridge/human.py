@@ -37,6 +37,15 @@ async def ask(d: Dispatcher, target: Target, kind: Kind, text: str, choices: lis
         return q, False
 
 
+async def show_open_questions(d: Dispatcher, inst: Instance) -> None:
+    """A tab came back (reload, reconnect): show it the questions still waiting for its human."""
+    for q in d.questions.open_for(inst.id):
+        try:
+            await d.call_page(f"{inst.id}/host", "ask", q.frame(), 10)
+        except errors.BridgeError as exc:
+            log.info("could not re-show question %s on %s: %s", q.id, inst.id, exc)
+
+
 async def dismiss(d: Dispatcher, q: Question) -> None:
     """Take an unanswered question off the page (best effort) and forget it."""
     d.questions.forget(q)

@@ -17,7 +17,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from bridge import protocol
 from bridge.dispatch import Dispatcher
 from bridge.http import HTTPError, error_response, read_body
-from bridge.human import page_event
+from bridge.human import page_event, show_open_questions
 from bridge.protocol import ByeMsg, EventMsg, FramesMsg, InstanceId, ProtocolError, RegisterReply, ResultMsg, Secret
 from bridge.registry import Instance
 
@@ -94,6 +94,16 @@ def _json(raw: bytes) -> Any:
         raise HTTPError(400, "bad_json", f"Body is not valid JSON: {exc}.") from None
 
 
+def _reshow(d: Dispatcher, inst: Instance) -> None:
+    if d.questions.open_for(inst.id):
+        task = asyncio.get_running_loop().create_task(show_open_questions(d, inst))
+        _background.add(task)
+        task.add_done_callback(_background.discard)
+
+
+_background: set[asyncio.Task[None]] = set()
+
+
 def handle_up(d: Dispatcher, inst: Instance, msg: protocol.UpMessage) -> bool:
     """Apply one message from a page. False if it was a result nobody is waiting for (stale or forged)."""
     inst.touch()
@@ -140,6 +150,7 @@ async def events(request: Request) -> Response:
         return error_response(401, "unknown_page", "Unknown instance or wrong secret: register again.")
     conn = SSEConnection()
     d.registry.attach(inst, conn)
+    _reshow(d, inst)
     log.info("page %s connected over SSE", inst.id)
 
     async def stream():
@@ -167,6 +178,7 @@ async def websocket(ws: WebSocket) -> None:
         return
     conn = WSConnection(ws)
     d.registry.attach(inst, conn)
+    _reshow(d, inst)
     log.info("page %s connected over WebSocket", inst.id)
     try:
         while True:

@@ -23,6 +23,15 @@ def test_confirm_question_is_answered_in_the_page(app, mcp):
     assert question_card(app).count() == 0
 
 
+def test_a_question_survives_a_reload_of_its_page(app, mcp):
+    call = mcp.start("user_ask", {"pageId": app.page_id, "question": "Still there?", "wait": 30})
+    question_card(app).wait_for(timeout=10000)
+    app.reload()
+    app.wait_for_function(CONNECTED, timeout=10000)
+    question_card(app).locator("button[data-answer=true]").click(timeout=10000)
+    assert ok(call.result(15))["answer"] is True
+
+
 def test_choice_and_text_questions_return_what_the_human_chose(app, mcp):
     call = mcp.start("user_ask", {"pageId": app.page_id, "question": "Colour?", "kind": "choice",
                                   "choices": ["red", "green"], "wait": 30})
