@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
@@ -40,6 +41,8 @@ class Inbox:
         self.next_id = 1
         self._changed = asyncio.Event()
         self.listeners: list[asyncio.Queue[Item]] = []
+        #: Called with each new item (e.g. to announce it on MCP streams); must not block.
+        self.hooks: list[Callable[[Item], None]] = []
 
     def add(self, kind: str, text: str, page_id: str | None = None, data: dict[str, Any] | None = None) -> Item:
         item = Item(self.next_id, kind, text[:8000], page_id, data or {})
@@ -49,6 +52,8 @@ class Inbox:
         self._changed = asyncio.Event()
         for q in self.listeners:
             q.put_nowait(item)
+        for hook in self.hooks:
+            hook(item)
         return item
 
     def read(self, since: int = 0, kinds: list[str] | None = None, page_id: str | None = None,

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import asyncio
+import json
 import logging
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
+from mcp.server.subscriptions import InMemorySubscriptionBus, ResourceUpdated
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.types import ASGIApp
 
 from bridge import __version__
 from bridge.dispatch import Dispatcher
+from bridge.inbox import Item
 from bridge.security import Policy
 from bridge.tools import TOOLS
 
@@ -20,14 +24,39 @@ INSTRUCTIONS = (
 )
 
 
+INBOX_URI = "dbg://inbox"
+
+
 def build_server(dispatcher: Dispatcher) -> MCPServer:
-    server = MCPServer(name="dbg-bridge", version=__version__, instructions=INSTRUCTIONS)
+    bus = InMemorySubscriptionBus()
+    server = MCPServer(name="dbg-bridge", version=__version__, instructions=INSTRUCTIONS, subscriptions=bus)
     for tool in TOOLS:
         server.add_tool(tool.bind(dispatcher), name=tool.name, description=tool.description,
                         annotations=tool.annotations)
+    announce_inbox(server, dispatcher, bus)
     # MCPServer sets root logging to INFO on creation; the bridge's own levels are set after it.
     logging.getLogger("mcp").setLevel(logging.WARNING)
     return server
+
+
+def announce_inbox(server: MCPServer, dispatcher: Dispatcher, bus: InMemorySubscriptionBus) -> None:
+    """Serve the newest unread inbox items as the resource dbg://inbox, and announce each new item to clients
+    listening for it (subscriptions/listen). Clients that do neither still get everything via the inbox tool."""
+
+    @server.resource(INBOX_URI, name="inbox", mime_type="application/json",
+                     description="The newest unread inbox items (read them fully with the inbox tool).")
+    async def inbox_resource() -> str:
+        items = [i.as_dict() for i in dispatcher.inbox.items if i.status == "new"][-20:]
+        return json.dumps({"unread": items, "cursor": dispatcher.inbox.next_id - 1}, ensure_ascii=False)
+
+    pending: set[asyncio.Task[None]] = set()
+
+    def announce(_item: Item) -> None:
+        task = asyncio.get_running_loop().create_task(bus.publish(ResourceUpdated(uri=INBOX_URI)))
+        pending.add(task)
+        task.add_done_callback(pending.discard)
+
+    dispatcher.inbox.hooks.append(announce)
 
 
 def http_app(server: MCPServer, dispatcher: Dispatcher, policy: Policy) -> ASGIApp:
