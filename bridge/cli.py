@@ -24,10 +24,11 @@ def _add_settings_flags(parser: argparse.ArgumentParser, only: set[str] | None =
         help_ = f"{field.description} [env {ENV_PREFIX}{name.upper()}]"
         if field.annotation is bool:
             parser.add_argument(flag, dest=name, action="store_const", const=True, default=None, help=help_)
-        elif name == "allow_origins":
-            parser.add_argument(flag, dest=name, default=None, metavar="ORIGINS",
+        elif name in ("allow_origins", "consent_for"):
+            parser.add_argument(flag, dest=name, default=None, metavar=name.upper(),
                                 type=lambda s: [o.strip() for o in s.split(",") if o.strip()],
-                                help=help_ + " Comma-separated; 'http://host:*' allows any port.")
+                                help=help_ + (" Comma-separated; 'http://host:*' allows any port." if
+                                              name == "allow_origins" else " Comma-separated; empty for none."))
         else:
             default = field.get_default(call_default_factory=True)
             parser.add_argument(flag, dest=name, default=None, metavar=name.upper(),

@@ -38,8 +38,8 @@ class Dispatcher:
         self.pending = Pending()
         self.inbox = Inbox()
         self.questions = Questions()
-        #: Origins the human allowed page_exec code on (consent), for this bridge's lifetime.
-        self.approved_origins: set[str] = set()
+        #: (consent class, origin) pairs the human allowed for this bridge's lifetime.
+        self.approved_origins: set[tuple[str, str]] = set()
 
     # ---- addressing -----------------------------------------------------------------------
 

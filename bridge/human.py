@@ -55,30 +55,45 @@ async def dismiss(d: Dispatcher, q: Question) -> None:
         pass
 
 
-async def require_consent(d: Dispatcher, target: Target, code: str) -> None:
-    """Ask the human before page_exec code runs on an origin they have not approved (unless --no-consent)."""
-    if d.settings.no_consent:
-        return
+#: What each consent class asks the human, and what a denial tells the agent to do instead.
+CONSENT_TEXT = {
+    "eval": ("The agent wants to run code in {page} ({origin}).",
+             "Do not retry the same code; ask them why (user_ask) or use page_snapshot/page_find/page_act instead."),
+    "navigate": ("The agent wants to leave {origin} for another site in {page}.",
+                 "Stay on this origin, or ask the human (user_ask) where to go."),
+    "submit": ("The agent wants to submit a form in {page} ({origin}).",
+               "Ask the human (user_ask) before submitting, or fill the form and let them submit it."),
+}
+
+
+def page_origin(target: Target) -> str:
     frame = target.inst.frames.get(target.frame_id)
-    origin = (frame.origin if frame and frame.origin else target.inst.origin) or target.inst.url
-    if origin in d.approved_origins:
+    return (frame.origin if frame and frame.origin else target.inst.origin) or target.inst.url
+
+
+async def require_consent(d: Dispatcher, target: Target, kind: str, detail: str) -> None:
+    """Ask the human before a dangerous action of class `kind` (eval, navigate, submit) on an origin they have
+    not approved for it. Nothing to ask with --no-consent or when the class is not in --consent-for."""
+    if d.settings.no_consent or kind not in d.settings.consent_for:
         return
-    preview = code if len(code) <= 600 else code[:600] + "…"
-    q, answered = await ask(d, target, "consent", f"The agent wants to run code in {target.page_id} ({origin}).",
+    origin = page_origin(target)
+    if (kind, origin) in d.approved_origins:
+        return
+    question, instead = CONSENT_TEXT[kind]
+    preview = detail if len(detail) <= 600 else detail[:600] + "…"
+    q, answered = await ask(d, target, "consent", question.format(page=target.page_id, origin=origin),
                             [CONSENT_ONCE, CONSENT_ORIGIN, CONSENT_DENY], preview, d.settings.consent_wait)
     if not answered:
         await dismiss(d, q)
         raise errors.BridgeError(
-            f"Nobody answered the consent prompt in {target.page_id} within {d.settings.consent_wait:g} s, so the "
-            "code did not run. Ask the human to look at the page (user_notify), or use page_snapshot/page_find/"
+            f"Nobody answered the consent prompt in {target.page_id} within {d.settings.consent_wait:g} s, so "
+            "nothing ran. Ask the human to look at the page (user_notify), or use page_snapshot/page_find/"
             "page_act, which need no consent.", code="consent_timeout")
     d.questions.forget(q)
     if q.answer == CONSENT_ORIGIN:
-        d.approved_origins.add(origin)
+        d.approved_origins.add((kind, origin))
     elif q.answer != CONSENT_ONCE:
-        raise errors.BridgeError(
-            f"The human denied running code on {origin}. Do not retry the same code; ask them why (user_ask) or "
-            "use page_snapshot/page_find/page_act instead.", code="consent_denied")
+        raise errors.BridgeError(f"The human said no ({kind} on {origin}). {instead}", code="consent_denied")
 
 
 def page_event(d: Dispatcher, inst: Instance, msg: EventMsg) -> bool:

@@ -41,6 +41,10 @@ class Settings(BaseModel):
     heartbeat: float = Field(15.0, gt=0, description="Seconds between heartbeats on page streams.")
     log_level: Literal["debug", "info", "warning", "error"] = Field("info", description="Bridge log level.")
     no_consent: bool = Field(False, description="Run page_exec code without asking the human first (trusted setups).")
+    consent_for: list[Literal["eval", "navigate", "submit"]] = Field(
+        default_factory=lambda: ["eval", "navigate"],
+        description="Actions that need the human's consent: eval (page_exec code), navigate (page_navigate to "
+                    "another origin), submit (page_act that submits a form).")
     consent_wait: float = Field(60.0, gt=0, le=600, description="Seconds a consent prompt waits for the human.")
     editor: str | None = Field(None, description="Editor command for open_file, e.g. 'code -g {file}:{line}:{column}' "
                                                  "(default: code or cursor if found). Run as argv, never a shell.")
@@ -77,7 +81,7 @@ def _from_env(env: Mapping[str, str]) -> dict[str, Any]:
             continue
         if field.annotation is bool:
             out[name] = raw.strip().lower() in ("1", "true", "yes", "on")
-        elif name == "allow_origins":
+        elif name in ("allow_origins", "consent_for"):
             out[name] = [o.strip() for o in raw.split(",") if o.strip()]
         else:
             out[name] = raw

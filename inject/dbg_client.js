@@ -257,6 +257,23 @@
   /** @param {string} s @param {number} n */
   const clip = (s, n) => { const t = s.replace(/\s+/g, ' ').trim(); return t.length > n ? t.slice(0, n - 1) + '…' : t; };
 
+  /** control -> its labels, built once per snapshot: Chromium recomputes el.labels by scanning the document after
+   * every DOM change (~60 ms for 600 controls on a 5,000-element page). @type {Map<Element, Element[]>|null} */
+  let labelIndex = null;
+  /** @param {Element} el @returns {ArrayLike<Element>|null} */
+  function labelsOf(el) {
+    if (labelIndex && el.getRootNode() === document) return labelIndex.get(el) || null;
+    return /** @type {any} */ (el).labels;
+  }
+  function indexLabels() {
+    const map = new Map();
+    for (const l of Array.from(document.querySelectorAll('label'))) {
+      const c = /** @type {HTMLLabelElement} */ (l).control;
+      if (c) { const list = map.get(c); if (list) list.push(l); else map.set(c, [l]); }
+    }
+    return map;
+  }
+
   /** A simplified accessible name: aria-labelledby, aria-label, labels, alt/title/placeholder, then text. @param {Element} el @param {string} role */
   function nameOf(el, role) {
     const by = el.getAttribute('aria-labelledby');
@@ -266,7 +283,7 @@
     }
     const aria = el.getAttribute('aria-label');
     if (aria && aria.trim()) return clip(aria, 100);
-    const labels = /** @type {any} */ (el).labels;
+    const labels = labelsOf(el);
     if (labels && labels.length) return clip(Array.from(labels).map((l) => labelText(/** @type {Element} */ (l))).join(' '), 100);
     if (el.tagName === 'INPUT' && /^(button|submit|reset)$/i.test(el.getAttribute('type') || '')) return clip(/** @type {HTMLInputElement} */ (el).value, 100);
     const alt = el.getAttribute('alt') || el.getAttribute('title') || el.getAttribute('placeholder');
@@ -338,6 +355,12 @@
    * @param {Element} root @param {{depth: number, interactive: boolean, maxChars: number, boxes: boolean}} opt
    */
   function snapshot(root, opt) {
+    labelIndex = indexLabels();
+    try { return snapshotWalk(root, opt); } finally { labelIndex = null; }
+  }
+
+  /** @param {Element} root @param {{depth: number, interactive: boolean, maxChars: number, boxes: boolean}} opt */
+  function snapshotWalk(root, opt) {
     const lines = [];
     let chars = 0, count = 0, truncated = 0;
     const selected = /** @type {any} */ (window).__dbgSelected;
@@ -1190,6 +1213,22 @@
     },
     async act(params) {
       const actions = Array.isArray(params.actions) && params.actions.length ? params.actions : [params];
+      if (params.dryRun) {
+        // Which of these actions would submit a form (the bridge asks the human first when that needs consent).
+        const submits = [];
+        for (const a of actions) {
+          const el = target(a);
+          const form = /** @type {any} */ (el).form;
+          const kind = String(a.action);
+          const submitButton = /^(BUTTON|INPUT)$/.test(el.tagName) && form &&
+            /^(submit|image)$/i.test(el.getAttribute('type') || (el.tagName === 'BUTTON' ? 'submit' : ''));
+          const enter = kind === 'press' && /(^|\+)Enter$/.test(String(a.key || a.value || 'Enter')) && form && el.tagName === 'INPUT';
+          if (((kind === 'click' || kind === 'dblclick') && submitButton) || enter) {
+            submits.push(refs.of(el) + ' submits ' + (form.getAttribute('action') || location.pathname) + ' (' + (form.getAttribute('method') || 'get') + ')');
+          }
+        }
+        return { submits };
+      }
       const opt = { depth: 64, interactive: false, maxChars: 400000, boxes: false };
       const body = document.body || document.documentElement;
       const before = snapshot(body, opt).text;

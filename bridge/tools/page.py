@@ -2,12 +2,13 @@
 
 import re
 import time
+from urllib.parse import urljoin, urlsplit
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
 from bridge import errors
-from bridge.dispatch import Dispatcher
+from bridge.dispatch import Dispatcher, Target
 from bridge.human import require_consent
 from bridge.protocol import COMMANDS
 from mcp.types import CallToolResult, TextContent
@@ -56,10 +57,20 @@ async def page_exec(
         command, params = "eval", {"code": code, "args": args}
     if command == "eval":
         target = d.resolve(pageId)
-        await require_consent(d, target, str((params or {}).get("code", "")))
+        await require_consent(d, target, "eval", str((params or {}).get("code", "")))
         pageId = target.page_id
     target, result = await d.call_page(pageId, command or "eval", params, timeout)
     return {"pageId": target.page_id, "result": result, "ms": round((time.perf_counter() - started) * 1000, 2)}
+
+
+def page_url(target: Target) -> str:
+    frame = target.inst.frames.get(target.frame_id)
+    return frame.url if frame is not None else target.inst.url
+
+
+def origin_of(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
 
 
 FRAME_REF = re.compile(r"^(f\d+):(e\d+@[a-z]{2})$")
@@ -145,6 +156,10 @@ async def page_act(
     else:
         params.update({k: v for k, v in {"action": action, "ref": ref, "selector": selector, "text": text,
                                           "nth": nth, "value": value, "key": key}.items() if v is not None})
+    if "submit" in d.settings.consent_for and not d.settings.no_consent:
+        target, check = await d.call_page(pageId, "act", {**params, "dryRun": True}, timeout)
+        if check["submits"]:
+            await require_consent(d, target, "submit", "\n".join(check["submits"]))
     target, out = await d.call_page(pageId, "act", params, timeout)
     return {"pageId": target.page_id, **out}
 
@@ -182,6 +197,11 @@ async def page_navigate(
     """Navigate a page (goto, back, forward, reload) and return once its client is back under the same pageId,
     with the new URL and title."""
     target = d.resolve(pageId)
+    if action == "goto" and url:
+        here = page_url(target)
+        there = urljoin(here, url)
+        if origin_of(there) != origin_of(here):
+            await require_consent(d, target, "navigate", f"{here} → {there}")
     before = target.inst.conn
     await d.call_page(target.page_id, "navigate", {"action": action, "url": url}, timeout)
     reloaded = await d.wait_reload(target, before, timeout)

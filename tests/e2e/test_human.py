@@ -124,6 +124,7 @@ def strict(tmp_path_factory, browser):
     stub.write_text(f"import sys\nopen({str(record)!r}, 'a').write(' '.join(sys.argv[1:]) + '\\n')\n")
     proc = BridgeProcess(tmp_path_factory.mktemp("strict"), "--project-root", str(root), "--editor",
                          f"python3 {stub} {{file}} {{line}}", "--consent-wait", "20",
+                         "--consent-for", "eval,navigate,submit",
                          env={"DBG_NO_CONSENT": "0"}).start()
     dev = DevServer(proc.client_js())
     session = McpSession(proc.mcp_url, proc.token)
@@ -172,6 +173,30 @@ def test_named_eval_command_cannot_skip_consent(strict):
     card.wait_for(timeout=10000)
     card.locator("button[data-answer=Deny]").click()
     assert "[consent_denied]" in text_of(call.result(15))
+
+
+def test_submitting_a_form_and_leaving_the_origin_ask_first_when_configured(strict):
+    _, dev, mcp, ctx, _, _ = strict
+    page = open_tab(ctx, dev, "/app.html")
+    card = page.locator("dbg-human .card.consent")
+    ok(mcp.call("page_act", {"pageId": page.page_id, "action": "fill", "text": "Customer", "value": "Ada"}))  # no prompt
+    submit = mcp.start("page_act", {"pageId": page.page_id, "action": "click", "text": "Place order"})
+    card.wait_for(timeout=10000)
+    assert "submit a form" in card.text_content()
+    card.locator("button[data-answer=Deny]").click()
+    assert "[consent_denied]" in text_of(submit.result(15))
+    assert page.evaluate("document.getElementById('summary').textContent") == ""
+    submit = mcp.start("page_act", {"pageId": page.page_id, "action": "click", "text": "Place order"})
+    card.locator("button[data-answer='Allow once']").click()
+    ok(submit.result(15))
+    assert page.evaluate("document.getElementById('summary').textContent") == "Ada / s"
+    away = mcp.start("page_navigate", {"pageId": page.page_id, "url": dev.url("/single.html", host="localhost")})
+    card.wait_for(timeout=10000)
+    assert "leave" in card.text_content()
+    card.locator("button[data-answer=Deny]").click()
+    assert "[consent_denied]" in text_of(away.result(15))
+    stay = ok(mcp.call("page_navigate", {"pageId": page.page_id, "url": "/single.html"}))  # same origin: no prompt
+    assert stay["title"] == "single page"
 
 
 def test_open_file_runs_the_editor_on_a_confined_path_and_refuses_escapes(strict):
