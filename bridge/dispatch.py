@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from bridge import errors
+from bridge.audit import Audit
+from bridge.clients import Clients
 from bridge.inbox import Inbox
 from bridge.pending import Pending
 from bridge.questions import Questions
@@ -37,7 +39,13 @@ class Dispatcher:
         self.registry = Registry(settings.page_ttl)
         self.pending = Pending()
         self.inbox = Inbox()
+        self.clients = Clients()
         self.questions = Questions()
+        #: Every tool call and human event: appended to audit.jsonl and streamed to the cockpit.
+        self.audit = Audit(None if settings.no_audit else settings.config_dir / "audit.jsonl",
+                           settings.audit_max_bytes, settings.audit_keep,
+                           lambda: [i.secret for i in self.registry.instances.values()])
+        self.inbox.hooks.append(self.audit.inbox_item)
         #: (consent class, origin) pairs the human allowed for this bridge's lifetime.
         self.approved_origins: set[tuple[str, str]] = set()
 

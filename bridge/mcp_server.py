@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
@@ -14,6 +15,7 @@ from starlette.types import ASGIApp
 
 from bridge import __version__
 from bridge.dispatch import Dispatcher
+from bridge.errors import BridgeError
 from bridge.inbox import Item
 from bridge.security import Policy
 from bridge.tools import TOOLS
@@ -51,12 +53,36 @@ def announce_inbox(server: MCPServer, dispatcher: Dispatcher, bus: InMemorySubsc
 
     pending: set[asyncio.Task[None]] = set()
 
-    def announce(_item: Item) -> None:
-        task = asyncio.get_running_loop().create_task(bus.publish(ResourceUpdated(uri=INBOX_URI)))
+    def spawn(coro: Any) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
         pending.add(task)
         task.add_done_callback(pending.discard)
 
+    def announce(item: Item) -> None:
+        spawn(bus.publish(ResourceUpdated(uri=INBOX_URI)))  # 2026-07-28: subscriptions/listen streams
+        spawn(dispatcher.clients.announce(INBOX_URI))  # 2025-11-25: the sessions' GET streams
+        if dispatcher.settings.push_sampling and item.kind == "message":
+            spawn(push_message(dispatcher, item))
+
     dispatcher.inbox.hooks.append(announce)
+
+
+SAMPLING_SYSTEM = ("You are the coding agent connected to the developer's running web app through dbg-bridge. "
+                   "The developer wrote this from their page or console. Answer briefly; use the bridge's tools "
+                   "in your next turn if action is needed.")
+
+
+async def push_message(dispatcher: Dispatcher, item: Item) -> None:
+    """Opt-in: hand a human message to a client that declared sampling, and show its reply to the human."""
+    reply = await dispatcher.clients.sample(item.text, SAMPLING_SYSTEM)
+    if reply is None:
+        return
+    item.data["reply"] = reply
+    if item.pageId:
+        try:
+            await dispatcher.call_page(item.pageId, "notify", {"message": reply, "level": "info", "durationMs": 15000}, 10)
+        except BridgeError:
+            pass
 
 
 def http_app(server: MCPServer, dispatcher: Dispatcher, policy: Policy) -> ASGIApp:

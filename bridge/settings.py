@@ -25,7 +25,8 @@ class Settings(BaseModel):
 
     host: str = Field("127.0.0.1", description="Interface to bind. Anything but loopback prints a warning.")
     port: int = Field(7878, ge=0, le=65535, description="Port to bind; 0 picks a free one and prints it.")
-    config_dir: Path = Field(default_factory=default_config_dir, description="Where the token file lives.")
+    config_dir: Path = Field(default_factory=default_config_dir,
+                             description="Where the token file and the audit log live.")
     no_auth: bool = Field(False, description="Serve /mcp without a bearer token (loopback only).")
     token: str | None = Field(None, description="Use this token instead of the one in the token file.")
     stateless: bool = Field(False, description="Serve /mcp statelessly with JSON responses (no sessions).")
@@ -45,6 +46,12 @@ class Settings(BaseModel):
         default_factory=lambda: ["eval", "navigate"],
         description="Actions that need the human's consent: eval (page_exec code), navigate (page_navigate to "
                     "another origin), submit (page_act that submits a form).")
+    push_sampling: bool = Field(False, description="Push messages the human writes to MCP clients that declare "
+                                                   "sampling, and show the reply in the page (2025-11-25 sessions).")
+    no_audit: bool = Field(False, description="Do not write audit.jsonl in the config dir (the cockpit still shows "
+                                              "live activity).")
+    audit_max_bytes: int = Field(5 << 20, ge=4096, description="Size at which audit.jsonl is rotated (bytes).")
+    audit_keep: int = Field(3, ge=0, le=100, description="How many rotated audit files (audit.jsonl.1 …) to keep.")
     consent_wait: float = Field(60.0, gt=0, le=600, description="Seconds a consent prompt waits for the human.")
     editor: str | None = Field(None, description="Editor command for open_file, e.g. 'code -g {file}:{line}:{column}' "
                                                  "(default: code or cursor if found). Run as argv, never a shell.")

@@ -5,11 +5,13 @@ from __future__ import annotations
 import functools
 import inspect
 import json
+import time
 import typing
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from mcp.server.mcpserver import Context
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 
 Handler = Callable[..., Awaitable[Any]]
@@ -32,18 +34,28 @@ class Tool:
 
     def bind(self, dispatcher: Any) -> Handler:
         """The handler with its first parameter (the dispatcher) filled in, for the MCP server to register."""
-        handler = self.handler
+        handler, name = self.handler, self.name
         hints = typing.get_type_hints(handler, include_extras=True)
         sig = inspect.signature(handler)
         params = [p.replace(annotation=hints.get(p.name, p.annotation)) for p in list(sig.parameters.values())[1:]]
 
         @functools.wraps(handler)
-        async def bound(**kwargs: Any) -> CallToolResult:
-            return as_result(await handler(dispatcher, **kwargs))
+        async def bound(ctx: Context, **kwargs: Any) -> CallToolResult:
+            dispatcher.clients.seen(ctx)
+            started = time.perf_counter()
+            try:
+                value = await handler(dispatcher, **kwargs)
+            except BaseException as exc:  # recorded (cancellations too), then raised as before
+                dispatcher.audit.tool_call(name, kwargs, (time.perf_counter() - started) * 1000, error=exc)
+                raise
+            dispatcher.audit.tool_call(name, kwargs, (time.perf_counter() - started) * 1000, value=value)
+            return as_result(value)
 
-        bound.__signature__ = sig.replace(parameters=params, return_annotation=CallToolResult)  # type: ignore[attr-defined]
+        # The SDK injects `ctx` (a Context-typed parameter) and leaves it out of the tool's input schema.
+        ctx_param = inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=Context)
+        bound.__signature__ = sig.replace(parameters=[*params, ctx_param], return_annotation=CallToolResult)  # type: ignore[attr-defined]
         bound.__annotations__ = {**{k: v for k, v in hints.items() if k in {p.name for p in params}},
-                                 "return": CallToolResult}
+                                 "ctx": Context, "return": CallToolResult}
         del bound.__wrapped__  # type: ignore[attr-defined]
         return bound
 

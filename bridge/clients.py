@@ -1,0 +1,76 @@
+"""The MCP clients the bridge has seen: for 'is an agent connected?', and to reach 2025-11-25 sessions later
+(inbox announcements on their GET stream, opt-in sampling of human messages)."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import OrderedDict
+from typing import Any
+
+import anyio
+from mcp.shared.exceptions import MCPError
+from mcp.types import ClientCapabilities, SamplingCapability, SamplingMessage, TextContent
+
+log = logging.getLogger("bridge.clients")
+
+#: Errors of a session that went away between our seeing it and our writing to it.
+MAX_SESSIONS = 32
+GONE = (anyio.ClosedResourceError, anyio.BrokenResourceError, RuntimeError, MCPError)
+
+
+class Clients:
+    def __init__(self) -> None:
+        self.calls = 0
+        self.last_call: float | None = None
+        #: Handshake-era sessions (a standing GET stream, server->client requests), newest last, keyed by the
+        #: SDK connection they ride on (the session object itself is made per request). Bounded; a session that
+        #: fails a write is dropped.
+        self._sessions: OrderedDict[int, Any] = OrderedDict()
+
+    @property
+    def sessions(self) -> list[Any]:
+        return list(self._sessions.values())
+
+    def seen(self, ctx: Any) -> None:
+        """Called on every tool call with the SDK's Context."""
+        self.calls += 1
+        self.last_call = time.time()
+        version = ctx.protocol_version or ""
+        if version and version < "2026":
+            key = id(getattr(ctx.session, "_connection", ctx.session))
+            self._sessions[key] = ctx.session
+            self._sessions.move_to_end(key)
+            while len(self._sessions) > MAX_SESSIONS:
+                self._sessions.popitem(last=False)
+
+    def _drop(self, session: Any) -> None:
+        for key, value in list(self._sessions.items()):
+            if value is session:
+                del self._sessions[key]
+
+    async def announce(self, uri: str) -> None:
+        """Tell handshake-era sessions that a resource changed (notifications/resources/updated on the GET stream)."""
+        for session in self.sessions:
+            try:
+                await session.send_resource_updated(uri)
+            except GONE:
+                self._drop(session)
+
+    async def sample(self, text: str, system: str, max_tokens: int = 400) -> str | None:
+        """Ask the first session that declared sampling to answer `text`; None if none can."""
+        wants = ClientCapabilities(sampling=SamplingCapability())
+        for session in reversed(self.sessions):
+            if not session.check_client_capability(wants):
+                continue
+            try:
+                result = await session.create_message(
+                    [SamplingMessage(role="user", content=TextContent(type="text", text=text))],
+                    max_tokens=max_tokens, system_prompt=system)
+            except GONE as exc:
+                log.info("sampling request failed: %s", exc)
+                self._drop(session)
+                continue
+            content = result.content
+            return getattr(content, "text", None) or str(content)
+        return None
