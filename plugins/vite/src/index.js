@@ -1,0 +1,146 @@
+// @ts-check
+/**
+ * vite-plugin-dbg-bridge: puts the dbg-bridge page client into every HTML page the Vite dev server serves
+ * (never into `vite build` output), and tags JSX/TSX and Vue template elements with `data-dbg-source="file:line:col"`
+ * so page_source and the element picker map any element to its code.
+ */
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parse as babelParse } from '@babel/parser';
+import MagicString from 'magic-string';
+
+/** @typedef {import('./index.d.ts').DbgBridgeOptions} DbgBridgeOptions */
+
+const DEFAULTS = { bridge: 'http://127.0.0.1:7878', autoStart: true, attach: 'vite', sourceAttributes: true };
+const ATTR = 'data-dbg-source';
+const JSX_FILE = /\.[jt]sx$/;
+const SKIP_KEYS = new Set(['loc', 'start', 'end', 'extra', 'comments', 'leadingComments', 'trailingComments', 'innerComments', 'range']);
+
+/** Depth-first walk over an AST of plain objects. @param {any} node @param {(n: any) => void} visit */
+function walk(node, visit) {
+  if (!node || typeof node !== 'object') return;
+  if (Array.isArray(node)) { for (const n of node) walk(n, visit); return; }
+  if (typeof node.type === 'string') visit(node);
+  for (const key of Object.keys(node)) if (!SKIP_KEYS.has(key)) walk(node[key], visit);
+}
+
+/** @param {string} root @param {string} id */
+function relative(root, id) {
+  return path.relative(root, id).split(path.sep).join('/');
+}
+
+/**
+ * Add data-dbg-source to every host element (lowercase tag) of a JSX/TSX module.
+ * @param {string} code @param {string} id absolute file path @param {string} root project root
+ * @returns {{code: string, map: any} | null}
+ */
+export function tagJsx(code, id, root) {
+  if (!code.includes('<')) return null;
+  let ast;
+  try {
+    ast = babelParse(code, { sourceType: 'module', errorRecovery: true, plugins: /\.tsx$/.test(id) ? ['jsx', 'typescript'] : ['jsx'] });
+  } catch (_) {
+    return null; // not ours to report: the framework plugin will show the syntax error
+  }
+  const s = new MagicString(code);
+  const file = relative(root, id);
+  walk(ast.program, (node) => {
+    if (node.type !== 'JSXOpeningElement' || node.name.type !== 'JSXIdentifier' || !/^[a-z]/.test(node.name.name)) return;
+    if (node.attributes.some((/** @type {any} */ a) => a.type === 'JSXAttribute' && a.name && a.name.name === ATTR)) return;
+    s.appendLeft(node.name.end, ` ${ATTR}="${file}:${node.loc.start.line}:${node.loc.start.column + 1}"`);
+  });
+  if (!s.hasChanged()) return null;
+  return { code: s.toString(), map: s.generateMap({ hires: true, source: id, includeContent: true }) };
+}
+
+/**
+ * Add data-dbg-source to every plain element of a Vue SFC template (components keep theirs off).
+ * @param {string} code @param {string} id @param {string} root @param {any} compiler vue/compiler-sfc
+ * @returns {{code: string, map: any} | null}
+ */
+export function tagVue(code, id, root, compiler) {
+  const { descriptor } = compiler.parse(code, { filename: id });
+  const template = descriptor.template;
+  if (!template || !template.ast || (template.lang && template.lang !== 'html')) return null;
+  const s = new MagicString(code);
+  const file = relative(root, id);
+  walk(template.ast.children, (node) => {
+    if (node.type !== 1 || node.tagType !== 0) return; // ELEMENT nodes that are plain elements
+    if ((node.props || []).some((/** @type {any} */ p) => p.name === ATTR)) return;
+    const at = node.loc.start.offset + 1 + node.tag.length;
+    s.appendLeft(at, ` ${ATTR}="${file}:${node.loc.start.line}:${node.loc.start.column}"`);
+  });
+  if (!s.hasChanged()) return null;
+  return { code: s.toString(), map: s.generateMap({ hires: true, source: id, includeContent: true }) };
+}
+
+/** @param {string} bridge */
+async function answers(bridge) {
+  try {
+    const res = await fetch(bridge + '/bridge/health', { signal: AbortSignal.timeout(1000) });
+    const body = res.ok ? await res.json() : null;
+    return !!body && body.name === 'dbg-bridge';
+  } catch (_) {
+    return false;
+  }
+}
+
+/**
+ * @param {DbgBridgeOptions} [options]
+ * @returns {import('vite').Plugin}
+ */
+export default function dbgBridge(options = {}) {
+  const opts = { ...DEFAULTS, ...options };
+  const bridge = String(opts.bridge).replace(/\/+$/, '');
+  let root = process.cwd();
+  /** @type {Promise<any> | null} */
+  let vueCompiler = null;
+  /** @type {import('node:child_process').ChildProcess | null} */
+  let child = null;
+
+  const loadVue = () => {
+    if (!vueCompiler) {
+      const require = createRequire(path.join(root, 'package.json'));
+      vueCompiler = import(pathToFileURL(require.resolve('vue/compiler-sfc')).href);
+    }
+    return vueCompiler;
+  };
+
+  return {
+    name: 'vite-plugin-dbg-bridge',
+    apply: 'serve',
+    enforce: 'pre',
+
+    configResolved(config) {
+      root = config.root;
+    },
+
+    async configureServer(server) {
+      const log = server.config.logger;
+      if (!(await answers(bridge)) && opts.autoStart) {
+        const port = new URL(bridge).port || '7878';
+        child = spawn(opts.command || 'dbg-bridge', ['serve', '--port', port], { stdio: 'ignore' });
+        child.on('error', (e) => log.warn(`[dbg-bridge] could not start the bridge (${e.message}); run \`dbg-bridge serve\` yourself.`));
+        server.httpServer?.on('close', () => child && child.kill());
+      }
+      const print = server.printUrls.bind(server);
+      server.printUrls = () => {
+        print();
+        log.info(`  \u001b[32m➜\u001b[0m  \u001b[1mdbg-bridge\u001b[0m: ${bridge}/ (cockpit) · MCP ${bridge}/mcp`);
+      };
+    },
+
+    transformIndexHtml() {
+      return [{ tag: 'script', attrs: { src: `${bridge}/inject/dbg_client.js`, 'data-attach': opts.attach }, injectTo: 'head-prepend' }];
+    },
+
+    async transform(code, id) {
+      if (!opts.sourceAttributes || id.includes('/node_modules/') || id.includes('\0') || id.includes('?')) return null;
+      if (JSX_FILE.test(id)) return tagJsx(code, id, root);
+      if (id.endsWith('.vue')) return tagVue(code, id, root, await loadVue());
+      return null;
+    },
+  };
+}
