@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import AsyncIterator
 
 from starlette.applications import Starlette
@@ -13,10 +14,11 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from bridge.audit import watching_agent
 from bridge.dispatch import Dispatcher
 from bridge.http import error_response
 from bridge.mcp_server import build_server, http_app
-from bridge.routes import page_channel, sessions, static
+from bridge.routes import cockpit, page_channel, sessions, static
 from bridge.security import GuardMiddleware, Policy, TokenGate
 from bridge.settings import Settings
 
@@ -26,7 +28,9 @@ def create_app(settings: Settings, token: str | None) -> Starlette:
     dispatcher = Dispatcher(settings)
     policy = Policy(settings)
     server = build_server(dispatcher)
-    mcp_endpoint = TokenGate(http_app(server, dispatcher, policy), token)
+    mcp_endpoint = TokenGate(watching_agent(http_app(server, dispatcher, policy), dispatcher.audit), token)
+    if token:
+        dispatcher.audit.secrets.add(token)  # never in the audit log, wherever an argument carries it
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -36,6 +40,7 @@ def create_app(settings: Settings, token: str | None) -> Starlette:
                 yield
             finally:
                 sweeper.cancel()
+                dispatcher.audit.close()
 
     async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
@@ -47,6 +52,7 @@ def create_app(settings: Settings, token: str | None) -> Starlette:
             Route("/mcp/mcp", mcp_endpoint),  # the old path keeps working
             *page_channel.routes,
             *sessions.routes,
+            *cockpit.routes,
             *static.routes,
         ],
         middleware=[Middleware(GuardMiddleware, policy=policy)],
@@ -56,6 +62,8 @@ def create_app(settings: Settings, token: str | None) -> Starlette:
     app.state.dispatcher = dispatcher
     app.state.settings = settings
     app.state.token = token
+    app.state.cockpit_key = cockpit.new_key()  # the cockpit's cookie value, new each process
+    app.state.started = time.time()
     return app
 
 

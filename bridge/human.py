@@ -30,6 +30,7 @@ async def ask(d: Dispatcher, target: Target, kind: Kind, text: str, choices: lis
     except errors.BridgeError:
         d.questions.forget(q)
         raise
+    d.audit.human("question", f"{target.inst.id}/host", questionId=q.id, question=kind, text=text)
     try:
         await asyncio.wait_for(asyncio.shield(q.future), wait)
         return q, True
@@ -84,12 +85,14 @@ async def require_consent(d: Dispatcher, target: Target, kind: str, detail: str)
     q, answered = await ask(d, target, "consent", question.format(page=target.page_id, origin=origin),
                             [CONSENT_ONCE, CONSENT_ORIGIN, CONSENT_DENY], preview, d.settings.consent_wait)
     if not answered:
+        d.audit.human("consent", target.page_id, questionId=q.id, action=kind, origin=origin, decision="timeout")
         await dismiss(d, q)
         raise errors.BridgeError(
             f"Nobody answered the consent prompt in {target.page_id} within {d.settings.consent_wait:g} s, so "
             "nothing ran. Ask the human to look at the page (user_notify), or use page_snapshot/page_find/"
             "page_act, which need no consent.", code="consent_timeout")
     d.questions.forget(q)
+    d.audit.human("consent", target.page_id, questionId=q.id, action=kind, origin=origin, decision=q.answer, via=q.via)
     if q.answer == CONSENT_ORIGIN:
         d.approved_origins.add((kind, origin))
     elif q.answer != CONSENT_ONCE:

@@ -156,6 +156,13 @@ class Registry:
             self._changed()
         return gone
 
+    def forget(self, inst: Instance) -> None:
+        """Drop a disconnected page now, as if its TTL had run out (the cockpit's "forget")."""
+        if self.instances.get(inst.id) is inst:
+            del self.instances[inst.id]
+            inst.notify()
+            self._changed()
+
     def expires_in(self, inst: Instance) -> float | None:
         return None if inst.live else max(0.0, self.ttl - (time.monotonic() - inst.since))
 

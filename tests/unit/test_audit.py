@@ -1,0 +1,98 @@
+"""The audit trace: one JSON line per record, rotation by size, summaries that never carry a secret."""
+
+import asyncio
+import json
+import stat
+
+from bridge import errors
+from bridge.audit import Audit
+from tests.support import run_async
+
+
+def lines(path):
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_each_tool_call_is_one_line_with_tool_page_outcome_and_duration(tmp_path):
+    audit = Audit(tmp_path / "audit.jsonl")
+    audit.tool_call("page_exec", {"pageId": "5173/host", "code": "1 + 1", "timeout": None}, 12.345, value={"result": 2})
+    audit.tool_call("page_list", {}, 0.2, value={"pages": [{"pageId": "ab123/host"}]})
+    audit.tool_call("page_act", {"action": "click"}, 3, value={"pageId": "5173/f0"})
+    audit.tool_call("page_exec", {"pageId": "x/host", "code": "boom"}, 4,
+                    error=errors.UnknownPage("No page 'x/host' is known.\nCall page_list."))
+    ok1, ok2, ok3, failed = lines(tmp_path / "audit.jsonl")
+    assert ok1["kind"] == "tool" and ok1["tool"] == "page_exec" and ok1["pageId"] == "5173/host"
+    assert ok1["args"] == {"code": "1 + 1"} and ok1["outcome"] == "ok" and ok1["ms"] == 12.3
+    assert ok2["pageId"] is None and ok3["pageId"] == "5173/f0"  # the resolved page, when the result names it
+    assert failed["outcome"] == "error" and failed["code"] == "unknown_page"
+    assert failed["message"] == "[unknown_page] No page 'x/host' is known."
+    assert len({r["id"] for r in (ok1, ok2, ok3, failed)}) == 4
+
+
+def test_arguments_are_summarised_long_strings_cut_and_secrets_never_written(tmp_path):
+    audit = Audit(tmp_path / "audit.jsonl", secrets_of=lambda: ["page-secret-1234567890"])
+    audit.secrets.add("bearer-token-abcdefghij")
+    audit.tool_call("page_exec", {
+        "code": "x" * 5000,
+        "args": ["uses bearer-token-abcdefghij", "and page-secret-1234567890"],
+        "headers": {"Authorization": "Bearer zzzzzzzzzzzz", "X-Api-Key": "k"},
+        "password": "hunter2", "params": {"sessionToken": "s"},
+    }, 1, value=None)
+    audit.tool_call("page_act", {"action": "fill", "selector": "#pw", "value": "correct horse battery"}, 1, value=None)
+    audit.tool_call("desktop_type_text", {"text": "typed on the desktop"}, 1, value=None)
+    audit.human("inbox", "5173/host", text="my Authorization is Bearer abcdefghijklmnop, token=qwertyuiop")
+    raw = (tmp_path / "audit.jsonl").read_text()
+    for secret in ("bearer-token-abcdefghij", "page-secret-1234567890", "zzzzzzzzzzzz", "hunter2",
+                   "correct horse battery", "typed on the desktop", "abcdefghijklmnop", "qwertyuiop"):
+        assert secret not in raw, secret
+    exec_line, act_line, desktop_line, human_line = lines(tmp_path / "audit.jsonl")
+    assert desktop_line["args"] == {"text": "<20 chars>"}
+    assert len(exec_line["args"]["code"]) < 260 and exec_line["args"]["code"].endswith("(5000 chars)")
+    assert exec_line["args"]["headers"] == {"Authorization": "<redacted>", "X-Api-Key": "<redacted>"}
+    assert exec_line["args"]["password"] == "<redacted>" and exec_line["args"]["params"]["sessionToken"] == "<redacted>"
+    assert act_line["args"]["value"] == "<21 chars>" and act_line["args"]["selector"] == "#pw"
+    assert "<redacted>" in human_line["text"]
+
+
+def test_the_log_rotates_by_size_and_keeps_at_most_the_configured_number_of_old_files(tmp_path):
+    path = tmp_path / "audit.jsonl"
+    audit = Audit(path, max_bytes=2000, keep=2)
+    for n in range(300):
+        audit.human("inbox", None, text=f"message {n}")
+    audit.close()
+    files = sorted(p.name for p in tmp_path.iterdir())
+    assert files == ["audit.jsonl", "audit.jsonl.1", "audit.jsonl.2"]
+    assert all((tmp_path / f).stat().st_size <= 2000 for f in files)
+    newest, older = lines(path), lines(tmp_path / "audit.jsonl.1")
+    assert newest[-1]["text"] == "message 299" and older[-1]["text"] == f"message {int(newest[0]['text'].split()[1]) - 1}"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+
+
+def test_keep_zero_keeps_only_the_current_file(tmp_path):
+    audit = Audit(tmp_path / "audit.jsonl", max_bytes=500, keep=0)
+    for n in range(50):
+        audit.human("inbox", None, text=f"m{n}")
+    assert [p.name for p in tmp_path.iterdir()] == ["audit.jsonl"]
+
+
+def test_records_fan_out_to_live_listeners_and_stay_in_memory_without_a_file(tmp_path):
+    async def main():
+        audit = Audit(None)
+        queue: asyncio.Queue = asyncio.Queue(maxsize=1)
+        audit.listeners.append(queue)
+        audit.human("consent", "5173/host", decision="Deny", via="cockpit")
+        audit.human("consent", "5173/host", decision="Allow once", via="page")  # the full queue drops, never blocks
+        return queue.get_nowait(), list(audit.recent)
+
+    first, recent = run_async(main())
+    assert first["decision"] == "Deny" and [r["decision"] for r in recent] == ["Deny", "Allow once"]
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_unwritable_log_disables_the_file_but_not_the_live_feed(tmp_path):
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("")
+    audit = Audit(blocker / "audit.jsonl")
+    audit.human("inbox", None, text="a")
+    audit.human("inbox", None, text="b")
+    assert [r["text"] for r in audit.recent] == ["a", "b"]
