@@ -22,7 +22,7 @@ const SKIP_KEYS = new Set(['loc', 'start', 'end', 'extra', 'comments', 'leadingC
 function walk(node, visit) {
   if (!node || typeof node !== 'object') return;
   if (Array.isArray(node)) { for (const n of node) walk(n, visit); return; }
-  if (typeof node.type === 'string') visit(node);
+  if (typeof node.type === 'string' || typeof node.type === 'number') visit(node); // Babel: strings; Vue: numbers
   for (const key of Object.keys(node)) if (!SKIP_KEYS.has(key)) walk(node[key], visit);
 }
 

@@ -1,18 +1,13 @@
 import { defineConfig } from 'vite'
 import react from '@vitejs/plugin-react'
+import dbgBridge from 'vite-plugin-dbg-bridge'
 
-// Adds the dbg-bridge page client to index.html: <script src="$DBG_CLIENT_URL">, first thing in <head>.
-function dbgClient() {
-  return {
-    name: 'dbg-client',
-    transformIndexHtml() {
-      const src = process.env.DBG_CLIENT_URL
-      return src ? [{ tag: 'script', attrs: { src }, injectTo: 'head-prepend' }] : []
-    },
-  }
-}
+// The bridge the tests started: DBG_CLIENT_URL is its client script; the plugin injects that client first in
+// <head> (dev server only) and tags elements with data-dbg-source for page_source.
+const client = process.env.DBG_CLIENT_URL || ''
+const bridge = client.replace(/\/inject\/.*$/, '') || undefined
 
 export default defineConfig({
-  plugins: [react(), dbgClient()],
+  plugins: [react(), dbgBridge({ bridge, autoStart: false, attach: 'vite-react' })],
   clearScreen: false,
 })
