@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 PROTOCOL_VERSION = 1
 
 #: Commands every client answers. Later issues add to this list and to COMMANDS in the client.
-COMMANDS = ("eval", "ping", "frames", "location", "snapshot", "find", "act", "console", "wait", "navigate", "network", "source", "highlight", "ask", "notify")
+COMMANDS = ("eval", "ping", "frames", "location", "snapshot", "find", "act", "console", "wait", "navigate", "network", "source", "highlight", "ask", "notify", "screenshot")
 
 INSTANCE_ID_RE = re.compile(r"^(?:\d{1,5}|[a-z]{2}\d{3})$")
 FRAME_ID_RE = re.compile(r"^(?:host|f\d{1,4})$")

@@ -1,5 +1,7 @@
 """page_* tools: list the connected pages and frames, run code or a named command in one of them."""
 
+import base64
+import json
 import re
 import time
 from urllib.parse import urljoin, urlsplit
@@ -11,7 +13,7 @@ from bridge import errors
 from bridge.dispatch import Dispatcher, Target
 from bridge.human import require_consent
 from bridge.protocol import COMMANDS
-from mcp.types import CallToolResult, TextContent
+from mcp.types import CallToolResult, ImageContent, TextContent
 
 from bridge.tools.base import Tool, acting, read_only
 
@@ -21,6 +23,7 @@ PageId = Annotated[
                       "May be omitted when exactly one page is live."),
 ]
 Command = Literal[COMMANDS]  # type: ignore[valid-type]
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
 async def page_list(d: Dispatcher) -> dict[str, Any]:
@@ -225,12 +228,32 @@ async def page_console(
     return {"pageId": target.page_id, **out}
 
 
-async def page_screenshot(d: Dispatcher, pageId: PageId = None) -> dict[str, Any]:
-    """A PNG of the page. Needs a capture backend (the Chrome extension or the desktop tools), not built yet."""
-    raise errors.BridgeError(
-        "No capture backend is available yet: an injected script cannot take real screenshots. The Chrome "
-        "extension and the desktop_* tools (open issues) will provide one. Meanwhile use page_snapshot to see the "
-        "page's structure.", code="not_available")
+async def page_screenshot(
+    d: Dispatcher,
+    pageId: PageId = None,
+    ref: Annotated[str | None, Field(description="Only this element (ref from page_snapshot/page_find).")] = None,
+    selector: Annotated[str | None, Field(description="Only this element (CSS selector matching one element).")] = None,
+    timeout: Annotated[float, Field(gt=0, le=60)] = 20,
+) -> CallToolResult:
+    """A PNG of what the page's tab shows (its visible area), or of one element (scrolled into view), as an image
+    plus width, height and scale (image px per CSS px). Needs the dbg-bridge Chrome extension on the page and the
+    tab in front; without the extension the answer is not_available saying how to add it."""
+    pageId, ref = frame_ref(d, pageId, ref)
+    started = time.perf_counter()
+    target, shot = await d.call_page(pageId, "screenshot", {"ref": ref, "selector": selector}, timeout)
+    data = str(shot.pop("data", "") if isinstance(shot, dict) else "")
+    try:
+        png = base64.b64decode(data, validate=True)
+    except ValueError:
+        png = b""
+    if not png.startswith(PNG_SIGNATURE):
+        raise errors.BridgeError("The page answered the screenshot with something that is not a PNG. Reload the tab "
+                                 "(the extension may have been updated) and retry.", code="page_exception")
+    summary = {"pageId": target.page_id, **shot, "bytes": len(png), "format": "png",
+               "ms": round((time.perf_counter() - started) * 1000, 1)}
+    return CallToolResult(content=[ImageContent(type="image", data=data, mime_type="image/png"),
+                                   TextContent(type="text", text=json.dumps(summary))],
+                          structured_content=summary)
 
 
 async def page_network(

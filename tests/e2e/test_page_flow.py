@@ -69,6 +69,6 @@ def test_navigate_keeps_the_page_id_and_reports_where_it_landed(app, dev, mcp):
     assert hash_nav["reloaded"] is False and hash_nav["url"].endswith("/app.html#about")
 
 
-def test_screenshot_says_which_backend_is_missing(mcp):
-    res = mcp.call("page_screenshot", {})
-    assert res.is_error and "[not_available]" in text_of(res) and "extension" in text_of(res)
+def test_screenshot_of_a_page_without_the_extension_says_how_to_get_one(app, mcp):
+    res = mcp.call("page_screenshot", {"pageId": app.page_id})
+    assert res.is_error and "[not_available]" in text_of(res) and "plugins/extension" in text_of(res)

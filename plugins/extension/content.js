@@ -1,0 +1,58 @@
+// @ts-check
+/**
+ * Content script (isolated world) for the origins enabled in the popup: adds the bridge's page client to the page
+ * (a <script> from <bridge>/inject/dbg_client.js, data-attach="extension"), hands it a per-load nonce, relays its
+ * screenshot requests to the service worker and keeps its connection state for the popup.
+ */
+(() => {
+  const self = /** @type {any} */ (globalThis);
+  if (self.__dbgExtContent) return; // registered and executed twice
+  self.__dbgExtContent = true;
+  const DEFAULT_BRIDGE = 'http://127.0.0.1:7878';
+  /** @type {Record<string, any>} */
+  let status = { state: 'off' };
+
+  chrome.runtime.onMessage.addListener((msg, _sender, reply) => {
+    if (msg && msg.type === 'status' && window === window.top) reply(Object.assign({ url: location.href }, status));
+    return false;
+  });
+
+  /** The page's own client injects itself into same-origin frames: do not add a second one. */
+  function inSameOriginFrame() {
+    try { return window !== window.parent && window.parent.location.origin === location.origin; } catch (_) { return false; }
+  }
+
+  async function start() {
+    const got = await chrome.storage.local.get({ bridge: DEFAULT_BRIDGE, origins: [] });
+    const bridge = String(got.bridge).replace(/\/+$/, '');
+    if (!Array.isArray(got.origins) || !got.origins.includes(location.origin)) return; // disabled since registration
+    if (inSameOriginFrame()) { status = { state: 'frame' }; return; }
+    const bytes = crypto.getRandomValues(new Uint8Array(16));
+    const nonce = Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+
+    window.addEventListener('message', (ev) => {
+      const m = ev.data;
+      if (ev.source !== window || !m || m.__dbgExt !== nonce || m.dir !== 'up') return;
+      if (m.type === 'status') {
+        status = { state: String(m.state), channel: String(m.channel || ''), pageId: m.pageId || null, bridge };
+      } else if (m.type === 'capture') {
+        const answer = (/** @type {Record<string, any>} */ out) => window.postMessage(Object.assign({ __dbgExt: nonce, dir: 'down', id: m.id }, out), location.origin);
+        chrome.runtime.sendMessage({ type: 'capture', box: m.box || null, viewport: m.viewport, maxChars: m.maxChars })
+          .then((out) => answer(out || { ok: false, error: { code: 'not_available', message: 'The extension gave no answer.' } }),
+            (e) => answer({ ok: false, error: { code: 'not_available', message: 'The extension is not reachable (reloaded?): ' + String(e && e.message || e) + '. Reload the tab.' } }));
+      }
+    });
+
+    if (!document.documentElement) await new Promise((r) => document.addEventListener('readystatechange', r, { once: true }));
+    const s = document.createElement('script');
+    s.src = bridge + '/inject/dbg_client.js';
+    s.dataset.bridge = bridge;
+    s.dataset.attach = 'extension';
+    s.dataset.dbgExt = nonce;
+    s.onload = () => { s.remove(); if (status.state === 'loading') status = { state: 'connecting', bridge }; };
+    s.onerror = () => { s.remove(); status = { state: 'unreachable', bridge }; };
+    status = { state: 'loading', bridge };
+    (document.head || document.documentElement).appendChild(s);
+  }
+  start().catch((e) => { status = { state: 'error', message: String(e && e.message || e) }; });
+})();
