@@ -24,7 +24,7 @@ def _add_settings_flags(parser: argparse.ArgumentParser, only: set[str] | None =
         help_ = f"{field.description} [env {ENV_PREFIX}{name.upper()}]"
         if field.annotation is bool:
             parser.add_argument(flag, dest=name, action="store_const", const=True, default=None, help=help_)
-        elif name in ("allow_origins", "consent_for"):
+        elif name in ("allow_origins", "consent_for", "desktop_allow"):
             parser.add_argument(flag, dest=name, default=None, metavar=name.upper(),
                                 type=lambda s: [o.strip() for o in s.split(",") if o.strip()],
                                 help=help_ + (" Comma-separated; 'http://host:*' allows any port." if
@@ -153,8 +153,12 @@ def serve(settings: Settings, ready_file: str | None = None) -> int:
     logging.getLogger().setLevel(settings.log_level.upper())
     for handler in logging.getLogger().handlers:
         handler.addFilter(RedactSecrets())
+    # No permessage-deflate: page frames are small and local, and each WebSocket's zlib state cost ~45 KB of RSS.
+    # Keep idle connections longer than clients do (httpx drops them after 5 s, uvicorn's default): with equal
+    # timeouts a call made ~5 s after the last one can be sent on a socket the bridge is closing (ReadError).
     config = uvicorn.Config(app, log_level=settings.log_level, access_log=False, ws_max_size=settings.max_body,
-                            lifespan="on", timeout_graceful_shutdown=2, log_config=None)
+                            ws_per_message_deflate=False, timeout_keep_alive=75, lifespan="on",
+                            timeout_graceful_shutdown=2, log_config=None)
     server = uvicorn.Server(config)
 
     async def run() -> None:

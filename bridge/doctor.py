@@ -76,8 +76,42 @@ def _program(name: str, purpose: str, fix: str) -> Callable[[], Check]:
     return check
 
 
+def _desktop(settings: Settings) -> list[Check]:
+    """What the desktop_* tools need on this machine (warnings: the bridge runs without them)."""
+    if not settings.desktop_enabled:
+        return [Check("desktop", True, "desktop_* tools turned off (desktop_enabled=false)", required=False)]
+    if not sys.platform.startswith("linux"):
+        return [Check("desktop", False, f"desktop_* tools are not available yet on {sys.platform} (X11 only)",
+                      "Use the page_* tools, or turn the family off: DBG_DESKTOP_ENABLED=0", required=False)]
+    apt = ("sudo apt-get install -y xvfb openbox dbus at-spi2-core gir1.2-atspi-2.0 libgirepository1.0-dev "
+           "libcairo2-dev pkg-config gcc")
+    pip = "pip install -e '.[desktop]'"
+    out: list[Check] = []
+    if settings.desktop_display == "private":
+        out += [_program("Xvfb", "desktop tools: the private display", apt)(),
+                _program("openbox", "desktop tools: the private window manager", apt)(),
+                _program("dbus-daemon", "desktop tools: the private session bus", apt)()]
+    else:
+        from bridge.desktop.session import can_connect
+
+        reachable = can_connect(settings.desktop_display)
+        out.append(Check("display", reachable, f"{settings.desktop_display} "
+                         + ("answers (attached: input needs the human's consent)" if reachable else "does not answer"),
+                         "" if reachable else "Start that display, or use desktop_display=private.", required=False))
+    out += [_module("Xlib", "desktop tools: windows and input (python-xlib)", pip, required=False)(),
+            _module("mss", "desktop tools: screenshots", pip, required=False)(),
+            _module("gi", "desktop tools: accessibility trees (PyGObject)", pip + "   (needs the apt packages above)",
+                    required=False)()]
+    typelib = any(next(Path(d).glob(pattern), None) is not None for d in ("/usr/lib", "/usr/lib64")
+                  for pattern in ("girepository-1.0/Atspi-2.0.typelib", "*/girepository-1.0/Atspi-2.0.typelib"))
+    out.append(Check("AT-SPI", typelib, "Atspi-2.0 typelib " + ("found" if typelib else "missing")
+                     + " (accessibility trees of GTK/Qt apps)", "" if typelib else apt, required=False))
+    out.append(_program("tesseract", "desktop tools: OCR for apps without an accessibility tree (Tk, xterm)",
+                        "sudo apt-get install -y tesseract-ocr")())
+    return out
+
+
 def checks(settings: Settings) -> list[Check]:
-    desktop = "sudo apt-get install -y xvfb openbox x11-utils xdotool at-spi2-core gir1.2-atspi-2.0"
     return [
         _python(),
         _port(settings),
@@ -86,8 +120,7 @@ def checks(settings: Settings) -> list[Check]:
         _module("uvicorn", "the HTTP server", "pip install -e .")(),
         _chromium(),
         _module("playwright", "drives Chromium in tests", "pip install -e '.[test]'", required=False)(),
-        _program("Xvfb", "desktop tools: a private display (not built yet)", desktop)(),
-        _program("xdotool", "desktop tools (not built yet)", desktop)(),
+        *_desktop(settings),
     ]
 
 

@@ -18,7 +18,7 @@ from bridge.dispatch import Dispatcher
 from bridge.errors import BridgeError
 from bridge.inbox import Item
 from bridge.security import Policy
-from bridge.tools import TOOLS
+from bridge.tools import enabled_tools
 
 INSTRUCTIONS = (
     "dbg-bridge connects you to the developer's running web app. Call page_list to see every connected tab and "
@@ -32,7 +32,7 @@ INBOX_URI = "dbg://inbox"
 def build_server(dispatcher: Dispatcher) -> MCPServer:
     bus = InMemorySubscriptionBus()
     server = MCPServer(name="dbg-bridge", version=__version__, instructions=INSTRUCTIONS, subscriptions=bus)
-    for tool in TOOLS:
+    for tool in enabled_tools(dispatcher.settings):
         server.add_tool(tool.bind(dispatcher), name=tool.name, description=tool.description,
                         annotations=tool.annotations)
     announce_inbox(server, dispatcher, bus)

@@ -56,6 +56,21 @@ class Settings(BaseModel):
     editor: str | None = Field(None, description="Editor command for open_file, e.g. 'code -g {file}:{line}:{column}' "
                                                  "(default: code or cursor if found). Run as argv, never a shell.")
     project_root: Path = Field(default_factory=Path.cwd, description="open_file only opens files under this folder.")
+    desktop_enabled: bool = Field(True, description="Serve the desktop_* tools (nothing starts until one is called). "
+                                                    "DBG_DESKTOP_ENABLED=0 turns the family off: its tools are then "
+                                                    "not registered.")
+    desktop_backend: Literal["auto", "x11", "macos", "windows"] = Field(
+        "auto", description="Desktop backend: auto picks by platform (x11 on Linux; macOS and Windows answer "
+                            "not_available yet).")
+    desktop_display: str = Field(
+        "private", pattern=r"^(private|[A-Za-z0-9.\-]*:\d+(\.\d+)?)$",
+        description="'private' starts a private Xvfb desktop (with openbox and its own D-Bus) for the bridge; ':N' "
+                    "attaches to that existing display, where input tools need the human's consent.")
+    desktop_size: str = Field("1280x800", pattern=r"^\d{2,5}x\d{2,5}$",
+                              description="Screen size of the private desktop (WIDTHxHEIGHT).")
+    desktop_allow: list[str] = Field(
+        default_factory=list,
+        description="Programs desktop_launch_app may start (names on PATH or paths; run as argv, never a shell).")
 
     @property
     def token_file(self) -> Path:
@@ -88,7 +103,7 @@ def _from_env(env: Mapping[str, str]) -> dict[str, Any]:
             continue
         if field.annotation is bool:
             out[name] = raw.strip().lower() in ("1", "true", "yes", "on")
-        elif name in ("allow_origins", "consent_for"):
+        elif name in ("allow_origins", "consent_for", "desktop_allow"):
             out[name] = [o.strip() for o in raw.split(",") if o.strip()]
         else:
             out[name] = raw

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Command 2: install everything the tests need on a fresh Debian machine, then run the whole suite.
-#   Debian's chromium (never `playwright install`), Python deps in ./.venv, TypeScript (for tsc --checkJs) in ./.tools.
+#   Debian's chromium (never `playwright install`), the desktop packages (Xvfb, openbox, AT-SPI, tesseract), Python
+#   deps in ./.venv, TypeScript (for tsc --checkJs) in ./.tools.
 # Extra arguments go to pytest (e.g. -k frames, -x).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,18 +15,42 @@ if [ ! -x /usr/bin/chromium ]; then
   $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >/dev/null
 fi
 
+# the desktop_* tests: a private desktop (Xvfb, openbox, D-Bus, AT-SPI), a GTK and a Tk test app, tesseract for OCR,
+# and what PyGObject needs to build (Debian 12 has no girepository-2.0, so pip builds pygobject<3.52 from source)
+DESKTOP_PKGS="xvfb openbox x11-utils xdotool at-spi2-core dbus gir1.2-atspi-2.0 gir1.2-gtk-3.0 \
+  libgirepository1.0-dev libcairo2-dev pkg-config gcc python3-dev python3-tk tesseract-ocr"
+missing=""
+for pkg in $DESKTOP_PKGS; do
+  dpkg-query -W -f='${db:Status-Status}' "$pkg" 2>/dev/null | grep -qx installed || missing="$missing $pkg"
+done
+if [ -n "$missing" ]; then
+  echo "==> installing desktop test packages (apt):$missing"
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -q
+  # shellcheck disable=SC2086
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $missing >/dev/null
+fi
+
 if [ ! -x .venv/bin/python ]; then
   echo "==> creating .venv"
   python3 -m venv .venv
 fi
-echo "==> installing Python packages (pip install -e '.[test]')"
-.venv/bin/pip install --disable-pip-version-check -q -e '.[test]' 2>&1 | grep -v '^WARNING: Location' || true
+echo "==> installing Python packages (pip install -e '.[test,desktop]')"
+.venv/bin/pip install --disable-pip-version-check -q -e '.[test,desktop]' 2>&1 | grep -v '^WARNING: Location' || true
 
 if [ ! -x .tools/node_modules/.bin/tsc ]; then
   echo "==> installing TypeScript into .tools (checks inject/dbg_client.js; no build step)"
   mkdir -p .tools
   npm install --prefix .tools --no-audit --no-fund --silent typescript@5 >/dev/null
 fi
+
+for app in plugins/vite tests/e2e/frameworks/react tests/e2e/frameworks/vue tests/e2e/webpack_app; do
+  # the Vite plugin's deps, the real React and Vue apps (Vite dev server) for tests/e2e/test_frameworks.py, and the
+  # webpack 5 app for tests/e2e/test_webpack.py; skipped when up to date
+  if [ ! "$app/node_modules/.package-lock.json" -nt "$app/package-lock.json" ]; then
+    echo "==> installing $app (npm ci)"
+    npm ci --prefix "$app" --no-audit --no-fund --loglevel=error >/dev/null
+  fi
+done
 
 echo "==> running the test suite"
 exec .venv/bin/python -m pytest "$@"

@@ -37,7 +37,8 @@ def spawn(argv: list[str], *, env: dict[str, str], log: str | None = None, pass_
     out = open(log, "ab") if log else subprocess.DEVNULL  # noqa: SIM115 - the child keeps its own copy
     try:
         return subprocess.Popen(argv, env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                                pass_fds=tuple(pass_fds), preexec_fn=_die_with_parent, close_fds=True)
+                                pass_fds=tuple(pass_fds), preexec_fn=_die_with_parent,  # noqa: PLW1509 - one prctl
+                                close_fds=True)
     finally:
         if log:
             out.close()  # type: ignore[union-attr]
@@ -75,27 +76,45 @@ def descendants(root: int) -> list[int]:
 
 
 def _gone(pid: int) -> bool:
-    """True once `pid` no longer exists; reaps it if it became our (zombie) child."""
+    """True once `pid` has left /proc; reaps it first if it is our (zombie) child, as orphans become with a
+    subreaper."""
     try:
-        done, _ = os.waitpid(pid, os.WNOHANG)
-        if done:
-            return True
+        os.waitpid(pid, os.WNOHANG)
     except ChildProcessError:
-        pass  # not our child: its own parent reaps it
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            state = f.read().rsplit(b")", 1)[1].split()[0]
-    except OSError:
-        return True
-    return state in (b"Z", b"X") and _ppid(pid) != os.getpid()
+        pass  # not (yet) our child: its parent reaps it, or it becomes ours when that parent exits
+    return not os.path.exists(f"/proc/{pid}")
 
 
-def stop_tree(procs: list[subprocess.Popen[bytes]], timeout: float = 3.0) -> None:
-    """SIGTERM each process and all its descendants (leaves first), wait (bounded), SIGKILL what is left, reap all."""
+def marked(marker: str) -> list[int]:
+    """Processes whose environment holds `marker` (e.g. DBG_DESKTOP_SESSION=ab12): what a session started, even
+    what D-Bus activated or an app daemonized away from its parent."""
+    needle = marker.encode()
+    out = []
+    me = os.getpid()
+    for name in os.listdir("/proc") if os.path.isdir("/proc") else []:
+        if name.isdigit() and int(name) != me:
+            try:
+                with open(f"/proc/{name}/environ", "rb") as f:
+                    if needle in f.read().split(b"\0"):
+                        out.append(int(name))
+            except OSError:
+                pass
+    return out
+
+
+def stop_tree(procs: list[subprocess.Popen[bytes]], timeout: float = 3.0, extra: Iterable[int] = ()) -> None:
+    """SIGTERM `extra` pids, then each process and all its descendants (leaves first); wait (bounded), SIGKILL what
+    is left, and reap every one that became our child."""
     pids: list[int] = []
+    for pid in extra:
+        for p in [*descendants(pid), pid]:
+            if p not in pids:
+                pids.append(p)
     for proc in procs:
         if proc.poll() is None:
-            pids += descendants(proc.pid)
+            pids += [p for p in descendants(proc.pid) if p not in pids]
+    owned = {proc.pid for proc in procs}
+    pids = [p for p in pids if p not in owned and p != os.getpid()]
     for pid in pids:
         try:
             os.kill(pid, signal.SIGTERM)
@@ -105,23 +124,27 @@ def stop_tree(procs: list[subprocess.Popen[bytes]], timeout: float = 3.0) -> Non
         if proc.poll() is None:
             proc.terminate()
     deadline = time.monotonic() + timeout
-    waiting = [p for p in pids]
-    while time.monotonic() < deadline:
-        waiting = [p for p in waiting if not _gone(p)]
-        if not waiting and all(proc.poll() is not None for proc in procs):
+    killed = False
+    while True:
+        pids = [p for p in pids if not _gone(p)]
+        if not pids and all(proc.poll() is not None for proc in procs):
             break
+        if time.monotonic() > deadline:
+            if killed:
+                break
+            killed = True
+            deadline = time.monotonic() + 2
+            for pid in pids:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            for proc in procs:
+                if proc.poll() is None:
+                    proc.kill()
         time.sleep(0.01)
-    for pid in waiting:
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except OSError:
-            pass
     for proc in procs:
-        if proc.poll() is None:
-            proc.kill()
-        proc.wait(5)
-    end = time.monotonic() + 2
-    while waiting and time.monotonic() < end:
-        waiting = [p for p in waiting if not _gone(p)]
-        time.sleep(0.01)
-
+        try:
+            proc.wait(2)
+        except subprocess.TimeoutExpired:
+            pass

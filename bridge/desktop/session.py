@@ -21,17 +21,21 @@ from bridge.desktop.errors import DesktopError
 
 #: Programs the private desktop needs, and the Debian packages that hold them.
 PROGRAMS = {"Xvfb": "xvfb", "openbox": "openbox", "dbus-daemon": "dbus"}
+MARKER = "DBG_DESKTOP_SESSION"  # in the environment of every process a private session starts
 APT_HINT = ("sudo apt-get install -y xvfb openbox x11-utils xdotool at-spi2-core dbus gir1.2-atspi-2.0 "
             "gir1.2-gtk-3.0")
 
 
 def _xauthority(path: Path, cookie: bytes) -> None:
-    """An Xauthority file with one MIT-MAGIC-COOKIE-1 entry for any host and display (FamilyWild)."""
+    """An Xauthority file with one MIT-MAGIC-COOKIE-1 for any display: as FamilyWild (libX11) and as FamilyLocal
+    for this host (python-xlib knows no FamilyWild)."""
     def field_(b: bytes) -> bytes:
         return len(b).to_bytes(2, "big") + b
 
-    path.write_bytes((65535).to_bytes(2, "big") + field_(b"") + field_(b"") + field_(b"MIT-MAGIC-COOKIE-1")
-                     + field_(cookie))
+    def entry(family: int, address: bytes) -> bytes:
+        return family.to_bytes(2, "big") + field_(address) + field_(b"") + field_(b"MIT-MAGIC-COOKIE-1") + field_(cookie)
+
+    path.write_bytes(entry(256, socket.gethostname().encode()) + entry(65535, b""))
     path.chmod(0o600)
 
 
@@ -79,10 +83,13 @@ class Session:
         return str(self.tmp / f"{name}.log") if self.tmp else None
 
     def stop(self) -> None:
-        """Stop our processes (apps first by the caller, then openbox, the bus and its AT-SPI children, Xvfb)."""
-        order = [self.procs[n] for n in ("openbox", "dbus", "xvfb") if n in self.procs]
-        for proc in order:
-            children.stop_tree([proc])
+        """Stop everything the session started: apps and what D-Bus activated (they carry the session's marker in
+        their environment), openbox, the bus, then Xvfb; reap them all."""
+        if self.private:
+            marker = f"{MARKER}={self.env.get(MARKER, '-')}"
+            order = [self.procs[n] for n in ("openbox", "dbus", "xvfb") if n in self.procs]
+            owned = {p.pid for p in order}
+            children.stop_tree(order, extra=[p for p in children.marked(marker) if p not in owned])
         self.procs.clear()
         if self.tmp is not None:
             shutil.rmtree(self.tmp, ignore_errors=True)
@@ -125,11 +132,11 @@ def start_private(size: tuple[int, int] = (1280, 800), timeout: float = 10.0) ->
         runtime.mkdir(mode=0o700)
         env = {k: v for k, v in os.environ.items()
                if k not in ("NO_AT_BRIDGE", "WAYLAND_DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "SESSION_MANAGER")}
+        env.update({MARKER: secrets.token_hex(6)})
         env.update(DISPLAY=session.display, XAUTHORITY=str(xauth), XDG_RUNTIME_DIR=str(runtime),
                    GDK_BACKEND="x11", QT_QPA_PLATFORM="xcb", XDG_SESSION_TYPE="x11",
                    # accessibility on for every toolkit that asks (GTK needs NO_AT_BRIDGE unset, above)
-                   QT_ACCESSIBILITY="1", QT_LINUX_ACCESSIBILITY_ALWAYS_ON="1", ACCESSIBILITY_ENABLED="1",
-                   GTK_MODULES="gail:atk-bridge")
+                   QT_ACCESSIBILITY="1", QT_LINUX_ACCESSIBILITY_ALWAYS_ON="1", ACCESSIBILITY_ENABLED="1")
         read_fd, write_fd = os.pipe()
         try:
             bus = children.spawn(["dbus-daemon", "--session", "--nofork", "--nopidfile", "--nosyslog",

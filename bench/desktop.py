@@ -1,0 +1,154 @@
+"""desktop_* tools over MCP: time per click / type / tree / find / screenshot call, beside the `xdotool` CLI doing the
+same click on the same display.
+
+Starts `dbg-bridge serve --port 0` with its private desktop (Xvfb + openbox + AT-SPI), launches the GTK test app
+(tests/desktop/apps/gtk_app.py) through desktop_launch_app, then calls each tool N times with the official MCP client.
+
+    .venv/bin/python bench/desktop.py [--n 30] [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from _common import (
+    ROOT,
+    BridgeProcess,
+    machine,
+    open_mcp,
+    stats,
+    table,
+    timed_calls,
+    write_json,
+)
+
+GTK_APP = [sys.executable, str(ROOT / "tests" / "desktop" / "apps" / "gtk_app.py")]
+
+
+def ok(result: Any) -> Any:
+    if result.is_error:
+        raise RuntimeError(" ".join(getattr(c, "text", "") for c in result.content))
+    return result.structured_content
+
+
+def display_env(bridge_pid: int) -> dict[str, str]:
+    """DISPLAY and XAUTHORITY of the bridge's private Xvfb (from its command line), for xdotool."""
+    from bridge.desktop.children import descendants
+
+    for pid in descendants(bridge_pid):
+        try:
+            argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if argv and argv[0].endswith(b"Xvfb"):
+            auth = argv[argv.index(b"-auth") + 1].decode()
+            return {"XAUTHORITY": auth}
+    raise RuntimeError("the bridge's Xvfb was not found")
+
+
+async def run(n: int) -> dict[str, Any]:
+    tmp = Path(tempfile.mkdtemp(prefix="bench-desktop-"))
+    bridge = BridgeProcess(tmp, env={"DBG_DESKTOP_ALLOW": sys.executable}).start()
+    rows: list[dict[str, Any]] = []
+    try:
+        async with open_mcp(bridge.mcp_url, bridge.token) as client:
+            async def call(name: str, args: dict[str, Any]) -> Any:
+                return ok(await client.call_tool(name, args))
+
+            t0 = time.perf_counter()
+            status = await call("desktop_status", {})
+            start_ms = (time.perf_counter() - t0) * 1000
+            t0 = time.perf_counter()
+            launched = await call("desktop_launch_app", {"argv": [*GTK_APP, "--title", "Bench"]})
+            launch_ms = (time.perf_counter() - t0) * 1000
+            win = launched["windows"][0]["id"]
+            reset = {"role": "button", "name": "Reset"}
+            found = await call("desktop_find_elements", {"target": reset, "window": win})
+            node = found["matches"][0]
+            ref, b = node["ref"], node["bounds"]
+            cx, cy = b["x"] + b["width"] // 2, b["y"] + b["height"] // 2
+
+            async def measure(label: str, via: str, name: str, args: dict[str, Any] | None = None,
+                              image: bool = False) -> None:
+                inner: list[float] = []
+
+                async def one(_: int) -> None:
+                    res = await client.call_tool(name, args or {})
+                    data = ok(res)
+                    if isinstance(data, dict) and "ms" in data:
+                        inner.append(float(data["ms"]))
+
+                await one(0)  # warm
+                inner.clear()
+                lat, wall = await timed_calls(one, n, 1)
+                s = stats(lat, wall)
+                rows.append({"op": label, "via": via, **s,
+                             "bridge_p50_ms": round(sorted(inner)[len(inner) // 2], 2) if inner else None})
+
+            await measure("click", "MCP selector {button Reset}, pointer", "desktop_click",
+                          {"target": reset, "window": win})
+            await measure("click", "MCP ref, pointer", "desktop_click", {"ref": ref})
+            await measure("click", "MCP ref, accessible action", "desktop_click", {"ref": ref, "method": "accessibility"})
+            await measure("click", "MCP x,y", "desktop_click", {"x": cx, "y": cy})
+            env = {**os.environ, "DISPLAY": status["display"], **display_env(bridge.proc.pid)}
+
+            def xdotool(_: int) -> None:
+                subprocess.run(["xdotool", "mousemove", str(cx), str(cy), "click", "1"], env=env, check=True)
+
+            async def xd(i: int) -> None:
+                await asyncio.to_thread(xdotool, i)
+
+            xdotool(0)
+            lat, wall = await timed_calls(xd, n, 1)
+            rows.append({"op": "click", "via": "xdotool CLI x,y (no MCP)", **stats(lat, wall)})
+            await measure("type 5 chars", "MCP selector {textbox}, keys + read-back", "desktop_type_text",
+                          {"value": "hello", "target": {"role": "textbox"}, "window": win, "replace": True})
+            await measure("type 5 chars", "MCP (focused), keys only", "desktop_type_text", {"value": "hello"})
+
+            def xdotool_type(_: int) -> None:
+                subprocess.run(["xdotool", "type", "hello"], env=env, check=True)
+
+            async def xdt(i: int) -> None:
+                await asyncio.to_thread(xdotool_type, i)
+
+            lat, wall = await timed_calls(xdt, n, 1)
+            rows.append({"op": "type 5 chars", "via": "xdotool CLI type (no MCP)", **stats(lat, wall)})
+            await measure("hotkey", "MCP ctrl+a", "desktop_hotkey", {"keys": "ctrl+a"})
+            await measure("tree", "MCP window (~15 nodes)", "desktop_accessibility_tree", {"window": win})
+            await measure("find", "MCP selector", "desktop_find_elements", {"target": reset, "window": win})
+            await measure("screenshot", "MCP window PNG", "desktop_screenshot", {"window": win})
+            await measure("screenshot", "MCP full screen 1280x800 PNG", "desktop_screenshot", {})
+            await measure("list windows", "MCP", "desktop_list_windows", {})
+            await measure("status", "MCP", "desktop_status", {})
+    finally:
+        bridge.stop()
+    return {"rows": rows, "desktop_start_ms": round(start_ms, 1), "launch_ms": round(launch_ms, 1)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--n", type=int, default=30, help="calls per row (default 30)")
+    parser.add_argument("--quick", action="store_true", help="10 calls per row")
+    args = parser.parse_args()
+    n = 10 if args.quick else args.n
+    m = machine()
+    print(f"desktop tools over MCP · {m['cpus']} cpus · load {m['loadavg_1m']} · n={n} per row")
+    out = asyncio.run(run(n))
+    print(f"private desktop start (first desktop_status): {out['desktop_start_ms']:.0f} ms · launch GTK app to its "
+          f"window + accessibility tree: {out['launch_ms']:.0f} ms")
+    print(table(out["rows"], [("op", "operation"), ("via", "via"), ("p50_ms", "p50 ms"), ("p99_ms", "p99 ms"),
+                              ("mean_ms", "mean ms"), ("bridge_p50_ms", "in-bridge p50 ms")]))
+    path = write_json("desktop.json", {"machine": m, "n": n, **out})
+    print(f"wrote {path.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,113 @@
+"""The one interface every desktop backend implements. Backends are plain synchronous objects: the bridge calls them
+from one worker thread, so they may hold toolkit connections that are not thread-safe.
+
+Windows, nodes and apps are plain dicts so tools can return them as they are:
+  window  {id, pid, title, class, bounds, frame, active, state[], mapped, type, z, transientFor?}
+  node    {ref, role, name, states[], bounds|None, actions[]?, value?, description?, pid, window?, depth?}
+  app     {pid, argv, running, exitCode?, startedAt}
+Bounds are {x, y, width, height} in screen coordinates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+
+@dataclass
+class Shot:
+    """A screenshot: PNG bytes, its size in image pixels, the screen position of its top-left pixel, and the scale
+    (image pixels per screen coordinate; 1.0 on X11)."""
+
+    png: bytes
+    width: int
+    height: int
+    origin: tuple[int, int]
+    scale: float
+
+
+@runtime_checkable
+class DesktopBackend(Protocol):
+    name: str
+
+    # ---- lifecycle ---------------------------------------------------------------------------
+    def start(self) -> None:
+        """Bring up the private desktop or attach to the configured display; raise DesktopError if impossible."""
+
+    def stop(self) -> None:
+        """Stop launched apps and everything the backend started; safe to call twice."""
+
+    def info(self) -> dict[str, Any]:
+        """display, private (bool), screen {width, height}, scale, windowManager, accessibility (bool), ..."""
+
+    # ---- windows -----------------------------------------------------------------------------
+    def windows(self) -> list[dict[str, Any]]:
+        """Every managed window, topmost first."""
+
+    def work_area(self) -> dict[str, int]:
+        """The part of the screen windows may use (without panels)."""
+
+    def activate_window(self, wid: int) -> bool:
+        """Raise and focus; True once the window manager reports it active."""
+
+    def move_resize_window(self, wid: int, frame: dict[str, int]) -> dict[str, Any] | None:
+        """Place the window's outer frame at these bounds; return the window as it settled (None if gone)."""
+
+    def set_window_state(self, wid: int, state: str) -> None:
+        """maximized | minimized | fullscreen | above | normal."""
+
+    def close_window(self, wid: int) -> None:
+        """Ask the app to close the window (like its close button)."""
+
+    # ---- input -------------------------------------------------------------------------------
+    def click(self, x: int, y: int, button: str, count: int, modifiers: list[str]) -> None: ...
+
+    def drag(self, x1: int, y1: int, x2: int, y2: int, button: str) -> None: ...
+
+    def scroll(self, x: int, y: int, dx: int, dy: int) -> None: ...
+
+    def type_text(self, text: str) -> None: ...
+
+    def chord(self, keys: list[str]) -> None:
+        """Press keys in order, release in reverse: ['ctrl', 'shift', 't']."""
+
+    def pointer(self) -> tuple[int, int]: ...
+
+    # ---- screen ------------------------------------------------------------------------------
+    def screenshot(self, region: dict[str, int] | None) -> Shot: ...
+
+    # ---- accessibility -----------------------------------------------------------------------
+    def accessible_pids(self) -> set[int]:
+        """Processes that expose an accessibility tree."""
+
+    def elements(self, *, pid: int | None, window: dict[str, Any] | None, within: str | None, depth: int,
+                 max_nodes: int, include_hidden: bool, full: bool) -> tuple[list[dict[str, Any]], bool]:
+        """Nodes in tree order with a `depth` key, and whether max_nodes cut the walk short. `full` adds bounds,
+        actions and values (slower)."""
+
+    def candidates(self, *, pid: int | None, window: dict[str, Any] | None, within: str | None,
+                   roles: list[str] | None) -> list[dict[str, Any]]:
+        """Showing nodes (ref, role, name, states) of these roles (normalized, e.g. 'pushbutton'; None = any) in tree
+        order: what a selector is matched against. Cheaper than `elements` where the toolkit can filter."""
+
+    def element(self, ref: str) -> dict[str, Any]:
+        """A fresh full node for a ref; DesktopError(code='stale_ref') once its element is gone."""
+
+    def element_action(self, ref: str, prefer: Iterable[str]) -> str:
+        """Run the element's accessible action (the first of `prefer` it has); return the action's name."""
+
+    def element_focus(self, ref: str) -> bool: ...
+
+    def element_set_text(self, ref: str, text: str) -> bool: ...
+
+    # ---- launch ------------------------------------------------------------------------------
+    def launch(self, argv: list[str], allow: list[str], cwd: str | None) -> dict[str, Any]:
+        """Start an allowlisted program (argv, never a shell) as the bridge's child; return its app row."""
+
+    def apps(self) -> list[dict[str, Any]]: ...
+
+    def app_log(self, pid: int) -> str: ...
+
+    def stop_app(self, pid: int) -> dict[str, Any] | None:
+        """Terminate a launched app (and its children); None if the bridge did not launch it."""

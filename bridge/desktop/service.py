@@ -1,0 +1,144 @@
+"""The desktop one bridge owns: its backend, started on the first desktop_* call, driven from one worker thread, and
+stopped when the bridge exits. Also where consent for input on an attached display is kept.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import logging
+import queue
+import threading
+import weakref
+from collections.abc import Callable
+from concurrent.futures import Future
+from typing import Any, TypeVar
+
+from bridge.desktop import auto_backend, load_backend
+from bridge.desktop.errors import DesktopError
+
+T = TypeVar("T")
+log = logging.getLogger("bridge.desktop")
+
+
+class Worker:
+    """One long-lived thread that runs every backend call in order (toolkit connections are not thread-safe, and
+    children spawned from it are told to die with it)."""
+
+    def __init__(self, name: str = "dbg-desktop") -> None:
+        self._q: queue.Queue[tuple[Callable[[], Any], Future[Any]] | None] = queue.Queue()
+        self._thread = threading.Thread(target=self._loop, name=name, daemon=True)
+        self._thread.start()
+
+    def _loop(self) -> None:
+        while True:
+            item = self._q.get()
+            if item is None:
+                return
+            fn, fut = item
+            if not fut.set_running_or_notify_cancel():
+                continue
+            try:
+                fut.set_result(fn())
+            except BaseException as exc:  # noqa: BLE001 - handed to the caller
+                fut.set_exception(exc)
+
+    def submit(self, fn: Callable[[], T]) -> Future[T]:
+        fut: Future[T] = Future()
+        self._q.put((fn, fut))
+        return fut
+
+    def call(self, fn: Callable[[], T], timeout: float | None = None) -> T:
+        if threading.current_thread() is self._thread:
+            return fn()
+        return self.submit(fn).result(timeout)
+
+    def stop(self) -> None:
+        self._q.put(None)
+        if threading.current_thread() is not self._thread:
+            self._thread.join(10)
+
+
+class Desktop:
+    """Lazily started backend + worker thread + consent state, for one bridge (one Dispatcher)."""
+
+    def __init__(self, settings: Any) -> None:
+        self.settings = settings
+        self.backend_name = settings.desktop_backend
+        if self.backend_name == "auto":
+            self.backend_name = auto_backend()
+        self.backend: Any = None
+        self.worker = Worker()
+        self.consent = False
+        self.sessions = 0  # how many times a desktop was started (a restart makes every old ref stale)
+        self._lock = threading.Lock()
+
+    @property
+    def attached(self) -> bool:
+        return self.settings.desktop_display != "private"
+
+    def require_input(self, what: str) -> None:
+        """Refuse input on the human's own display until they grant consent."""
+        if self.attached and not self.consent:
+            raise DesktopError(
+                f"{what} is refused: the bridge is attached to the display {self.settings.desktop_display}, which a "
+                "human is using, and input there needs their consent. The human must grant consent in the bridge "
+                "cockpit (not built yet); until then read-only tools work (desktop_list_windows, desktop_screenshot, "
+                "desktop_accessibility_tree), or run with desktop_display=private for a private desktop.",
+                code="consent_required")
+
+    def grant_consent(self, granted: bool = True) -> None:
+        """For the cockpit (a human action), never for a tool."""
+        self.consent = granted
+
+    def _ensure(self) -> Any:
+        """The running backend, started (or restarted after a crash) on the worker thread."""
+        b = self.backend
+        if b is not None and getattr(b, "alive", lambda: True)():
+            return b
+        if b is not None:
+            b.stop()
+            self.backend = None
+        cls = load_backend(self.backend_name)
+        b = cls(self.settings)
+        b.start()
+        self.backend = b
+        self.sessions += 1
+        return b
+
+    async def run(self, fn: Callable[[Any], T], timeout: float = 120) -> T:
+        """Run fn(backend) on the worker thread, starting the desktop first if needed."""
+        fut = self.worker.submit(lambda: fn(self._ensure()))
+        return await asyncio.wait_for(asyncio.wrap_future(fut), timeout)
+
+    def run_sync(self, fn: Callable[[Any], T], timeout: float = 120) -> T:
+        return self.worker.call(lambda: fn(self._ensure()), timeout)
+
+    def close(self) -> None:
+        with self._lock:
+            if self.backend is not None:
+                try:
+                    self.worker.call(self.backend.stop, timeout=30)
+                except Exception:  # shutting down anyway; say so in the log
+                    log.warning("stopping the desktop failed", exc_info=True)
+                self.backend = None
+            self.worker.stop()
+
+
+_desktops: weakref.WeakKeyDictionary[Any, Desktop] = weakref.WeakKeyDictionary()
+_all: list[Desktop] = []
+
+
+def desktop_for(dispatcher: Any) -> Desktop:
+    """The dispatcher's desktop, created on first use (nothing starts until a tool runs something)."""
+    got = _desktops.get(dispatcher)
+    if got is None:
+        got = _desktops[dispatcher] = Desktop(dispatcher.settings)
+        _all.append(got)
+    return got
+
+
+@atexit.register
+def _close_all() -> None:
+    while _all:
+        _all.pop().close()

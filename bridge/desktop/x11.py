@@ -1,0 +1,217 @@
+"""The X11 backend: a private Xvfb desktop (or an attached display), EWMH windows, XTest input, mss screenshots and
+AT-SPI accessibility. Every platform import happens here or in the modules this one imports, never at bridge start."""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import os
+import time
+from collections.abc import Iterable
+from typing import Any
+
+from bridge.desktop import ocr
+from bridge.desktop import session as sessions
+from bridge.desktop.apps import Apps
+from bridge.desktop.backend import Shot
+from bridge.desktop.errors import DesktopError
+
+_ENV_KEYS = ("DISPLAY", "XAUTHORITY")
+
+
+def parse_size(text: str) -> tuple[int, int]:
+    try:
+        w, h = (int(n) for n in text.lower().split("x")[:2])
+    except ValueError:
+        raise DesktopError(f"desktop_size {text!r} is not WIDTHxHEIGHT, e.g. 1280x800.", code="bad_arguments") from None
+    return w, h
+
+
+class X11Backend:
+    name = "x11"
+
+    def __init__(self, settings: Any) -> None:
+        self.settings = settings
+        self.session: sessions.Session | None = None
+        self._a11y: Any = None
+        self._apps: Apps | None = None
+
+    # ---- lifecycle ---------------------------------------------------------------------------
+
+    def start(self) -> None:
+        try:
+            from bridge.desktop.screen import Screen
+            from bridge.desktop.x11_input import Input
+            from bridge.desktop.x11_windows import Windows, open_display
+        except ImportError as exc:
+            raise DesktopError(f"The X11 desktop backend needs python-xlib and mss ({exc}): pip install -e "
+                               "'.[desktop]' (see `dbg-bridge doctor`).", code="desktop_unavailable") from exc
+
+        mode = self.settings.desktop_display
+        if mode == "private":
+            self.session = sessions.start_private(parse_size(self.settings.desktop_size))
+        else:
+            self.session = sessions.attach(mode)
+        try:
+            # python-xlib and libX11 (mss) read XAUTHORITY when they connect; set it only for that moment
+            saved = {k: os.environ.get(k) for k in _ENV_KEYS}
+            os.environ.update({k: self.session.env[k] for k in _ENV_KEYS if k in self.session.env})
+            try:
+                self.d = open_display(self.session.display)
+                self.screen = Screen(self.session.display)
+                self.screen.size()  # connects now
+            finally:
+                for k, v in saved.items():
+                    if v is None:
+                        os.environ.pop(k, None)
+                    else:
+                        os.environ[k] = v
+            self.win = Windows(self.d)
+            self.input = Input(self.d)
+            if self.session.private:
+                deadline = time.monotonic() + 10
+                while self.win.wm_name() is None:
+                    if time.monotonic() > deadline or not self.session.alive():
+                        raise DesktopError("The window manager (openbox) did not come up on the private display.",
+                                           code="desktop_failed")
+                    time.sleep(0.01)
+            self._apps = Apps(self.session.env, str(self.session.tmp) if self.session.tmp else None)
+            self.a11y().spawn()
+        except BaseException:
+            self.stop()
+            raise
+
+    def stop(self) -> None:
+        if self._a11y is not None:
+            self._a11y.close()
+            self._a11y = None
+        if self._apps is not None:
+            self._apps.stop_all()
+            self._apps = None
+        for closer in ("screen", "d"):
+            obj = self.__dict__.pop(closer, None)
+            if obj is not None:
+                with contextlib.suppress(Exception):  # the display may already be gone
+                    obj.close()
+        if self.session is not None:
+            self.session.stop()
+            self.session = None
+
+    def alive(self) -> bool:
+        return self.session is not None and self.session.alive()
+
+    def info(self) -> dict[str, Any]:
+        assert self.session is not None
+        w, h = self.win.screen_size()
+        a11y = importlib.util.find_spec("gi") is not None
+        return {"display": self.session.display, "private": self.session.private,
+                "screen": {"width": w, "height": h}, "scale": 1.0, "windowManager": self.win.wm_name(),
+                "accessibility": a11y, "ocr": ocr.available(), "input": "xtest"}
+
+    # ---- windows -----------------------------------------------------------------------------
+
+    def windows(self) -> list[dict[str, Any]]:
+        return self.win.list()
+
+    def work_area(self) -> dict[str, int]:
+        x, y, w, h = self.win.work_area()
+        return {"x": x, "y": y, "width": w, "height": h}
+
+    def activate_window(self, wid: int) -> bool:
+        return self.win.activate(wid)
+
+    def move_resize_window(self, wid: int, frame: dict[str, int]) -> dict[str, Any] | None:
+        return self.win.move_resize(wid, frame)
+
+    def set_window_state(self, wid: int, state: str) -> None:
+        self.win.set_state(wid, state)
+
+    def close_window(self, wid: int) -> None:
+        self.win.close(wid)
+
+    # ---- input -------------------------------------------------------------------------------
+
+    def click(self, x: int, y: int, button: str, count: int, modifiers: list[str]) -> None:
+        self.input.click(x, y, button, count, modifiers)
+
+    def drag(self, x1: int, y1: int, x2: int, y2: int, button: str) -> None:
+        self.input.drag(x1, y1, x2, y2, button)
+
+    def scroll(self, x: int, y: int, dx: int, dy: int) -> None:
+        self.input.scroll(x, y, dx, dy)
+
+    def type_text(self, text: str) -> None:
+        self.input.type_text(text)
+
+    def chord(self, keys: list[str]) -> None:
+        self.input.chord(keys)
+
+    def pointer(self) -> tuple[int, int]:
+        return self.input.pointer()
+
+    # ---- screen ------------------------------------------------------------------------------
+
+    def screenshot(self, region: dict[str, int] | None) -> Shot:
+        return self.screen.grab(region)
+
+    # ---- accessibility -----------------------------------------------------------------------
+
+    def a11y(self) -> Any:
+        if self._a11y is None:
+            from bridge.desktop.atspi_client import AtspiClient
+
+            assert self.session is not None
+            self._a11y = AtspiClient(self.session.env, self.session.log_path("atspi"))
+        return self._a11y
+
+    def accessible_pids(self) -> set[int]:
+        return set(self.a11y().call("pids"))
+
+    def elements(self, *, pid: int | None, window: dict[str, Any] | None, within: str | None, depth: int,
+                 max_nodes: int, include_hidden: bool, full: bool) -> tuple[list[dict[str, Any]], bool]:
+        wins = self.windows() if window is None and within is None else []
+        got = self.a11y().call("elements", pid=pid, window=window, within=within, depth=depth, max_nodes=max_nodes,
+                               include_hidden=include_hidden, full=full, windows=wins)
+        return got["nodes"], got["truncated"]
+
+    def candidates(self, *, pid: int | None, window: dict[str, Any] | None, within: str | None,
+                   roles: list[str] | None) -> list[dict[str, Any]]:
+        wins = self.windows() if window is None and within is None else []
+        return self.a11y().call("candidates", pid=pid, window=window, within=within, roles=roles, windows=wins)
+
+    def element(self, ref: str) -> dict[str, Any]:
+        return self.a11y().call("element", ref=ref)
+
+    def element_action(self, ref: str, prefer: Iterable[str]) -> str:
+        return self.a11y().call("action", ref=ref, prefer=list(prefer))
+
+    def element_focus(self, ref: str) -> bool:
+        return self.a11y().call("focus", ref=ref)
+
+    def element_set_text(self, ref: str, text: str) -> bool:
+        return self.a11y().call("set_text", ref=ref, text=text)
+
+    # ---- launch ------------------------------------------------------------------------------
+
+    def _apps_or_fail(self) -> Apps:
+        if self._apps is None:
+            raise DesktopError("The desktop is not running.", code="desktop_unavailable")
+        return self._apps
+
+    def launch(self, argv: list[str], allow: list[str], cwd: str | None) -> dict[str, Any]:
+        return self._apps_or_fail().launch(argv, allow, cwd).row()
+
+    def apps(self) -> list[dict[str, Any]]:
+        return self._apps_or_fail().rows()
+
+    def app_log(self, pid: int) -> str:
+        app = self._apps_or_fail().get(pid)
+        return app.log_tail() if app else ""
+
+    def stop_app(self, pid: int) -> dict[str, Any] | None:
+        apps = self._apps_or_fail()
+        if apps.get(pid) is None:
+            return None
+        apps.stop(pid)
+        app = apps.get(pid)
+        return app.row() if app else None

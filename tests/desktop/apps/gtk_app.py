@@ -1,0 +1,75 @@
+"""A small GTK3 app for the desktop tests: an entry, Greet/Reset buttons, a label, a dialog, two same-named buttons
+and a slider.
+
+Run with the venv's python (it has PyGObject): `python gtk_app.py [--title TITLE]`.
+"""
+
+import argparse
+
+import gi
+
+gi.require_version("Gtk", "3.0")
+from gi.repository import Gtk
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--title", default="Desktop Test App")
+    parser.add_argument("--size", default="420x360")
+    args = parser.parse_args()
+    width, height = (int(n) for n in args.size.split("x"))
+
+    win = Gtk.Window(title=args.title)
+    win.set_default_size(width, height)
+    win.connect("destroy", Gtk.main_quit)
+    box = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=6, margin=10)
+    win.add(box)
+
+    entry = Gtk.Entry()
+    entry.get_accessible().set_name("Your name")
+    box.pack_start(entry, False, False, 0)
+
+    label = Gtk.Label(label="Ready")
+
+    def greet(_button: Gtk.Button) -> None:
+        label.set_text(f"Hello, {entry.get_text()}!")
+    
+    row = Gtk.Box(spacing=6)
+    greet_button = Gtk.Button(label="Greet")
+    greet_button.connect("clicked", greet)
+    reset = Gtk.Button(label="Reset")
+    reset.connect("clicked", lambda _b: (entry.set_text(""), label.set_text("Ready")))
+    row.pack_start(greet_button, True, True, 0)
+    row.pack_start(reset, True, True, 0)
+    box.pack_start(row, False, False, 0)
+    box.pack_start(label, False, False, 0)
+
+    def open_dialog(_button: Gtk.Button) -> None:
+        dialog = Gtk.Dialog(title="Confirm", transient_for=win, modal=True)
+        dialog.add_button("OK", Gtk.ResponseType.OK)
+        dialog.get_content_area().add(Gtk.Label(label="Are you sure?"))
+        dialog.show_all()
+        dialog.connect("response", lambda d, r: (label.set_text(f"Dialog: {r == Gtk.ResponseType.OK}"), d.destroy()))
+
+    dialog_button = Gtk.Button(label="Open dialog")
+    dialog_button.connect("clicked", open_dialog)
+    box.pack_start(dialog_button, False, False, 0)
+
+    twins = Gtk.Box(spacing=6)
+    for i in (1, 2):
+        twin = Gtk.Button(label="Duplicate")
+        twin.connect("clicked", lambda _b, i=i: label.set_text(f"Duplicate {i}"))
+        twins.pack_start(twin, True, True, 0)
+    box.pack_start(twins, False, False, 0)
+
+    scale = Gtk.Scale.new_with_range(Gtk.Orientation.HORIZONTAL, 0, 100, 1)
+    scale.set_value(50)
+    scale.get_accessible().set_name("Volume")
+    box.pack_start(scale, False, False, 0)
+
+    win.show_all()
+    Gtk.main()
+
+
+if __name__ == "__main__":
+    main()
