@@ -523,13 +523,35 @@
         break;
       }
       case 'press': press(el, String(a.key || a.value || 'Enter')); break;
+      case 'drag': {
+        if (!a.to) throw new DbgError('bad_action', 'drag needs `to`: the ref or CSS selector of where to drop.');
+        const dest = /^e\d+@[a-z]{2}$/.test(String(a.to)) ? refs.resolve(String(a.to)) : target({ selector: a.to });
+        const r = dest.getBoundingClientRect();
+        const at = { clientX: r.x + r.width / 2, clientY: r.y + r.height / 2 };
+        const dt = typeof DataTransfer !== 'undefined' ? new DataTransfer() : null;
+        const drag = (/** @type {Element} */ on, /** @type {string} */ type, /** @type {Record<string, any>} */ pos) =>
+          on.dispatchEvent(new DragEvent(type, Object.assign({ bubbles: true, cancelable: true, composed: true, dataTransfer: dt }, pos)));
+        mouse(el, 'pointerdown');
+        mouse(el, 'mousedown');
+        if (drag(el, 'dragstart', {})) {
+          drag(dest, 'dragenter', at);
+          drag(dest, 'dragover', at);
+          drag(dest, 'drop', at);
+          drag(el, 'dragend', at);
+        }
+        mouse(dest, 'pointermove', at);
+        mouse(dest, 'mousemove', at);
+        mouse(dest, 'pointerup', at);
+        mouse(dest, 'mouseup', at);
+        break;
+      }
       case 'scroll': {
         const dy = Number(a.dy || a.value || 0), dx = Number(a.dx || 0);
         if (el === document.documentElement || el === document.body) window.scrollBy(dx, dy); else h.scrollBy(dx, dy);
         break;
       }
       default:
-        throw new DbgError('bad_action', "Unknown action '" + kind + "'. Actions: click, dblclick, hover, focus, fill, type, select, check, uncheck, press, scroll.");
+        throw new DbgError('bad_action', "Unknown action '" + kind + "'. Actions: click, dblclick, hover, focus, fill, type, select, check, uncheck, press, scroll, drag.");
     }
     return refs.of(el);
   }

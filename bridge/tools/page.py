@@ -4,6 +4,7 @@ import base64
 import json
 import re
 import time
+from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 from typing import Annotated, Any, Literal
 
@@ -97,17 +98,37 @@ async def page_snapshot(
     boxes: Annotated[bool, Field(description="Add each element's box (x,y,width,height in CSS px).")] = False,
     includeFrames: Annotated[bool, Field(
         description="Inline same-origin child frames; their refs read 'f0:e3@ab' and work in page_act.")] = False,
+    toFile: Annotated[bool, Field(
+        description="Write the whole tree (up to the --max-result cap) to a file; answer with its path and the first "
+                    "maxChars.")] = False,
     timeout: Annotated[float, Field(gt=0, le=300)] = 15,
 ) -> CallToolResult:
     """A compact semantic tree of a page or frame: one line per element with role, accessible name, states and a
     ref (e.g. e12@ab) for page_act. Refs fail loudly once their element is gone or the page reloaded."""
-    params = {"root": root, "depth": depth, "interactiveOnly": interactiveOnly, "maxChars": maxChars, "boxes": boxes,
-              "includeFrames": includeFrames}
+    params = {"root": root, "depth": depth, "interactiveOnly": interactiveOnly, "boxes": boxes,
+              "includeFrames": includeFrames,
+              "maxChars": max(maxChars, d.settings.max_result - 20_000) if toFile else maxChars}
     target, snap = await d.call_page(pageId, "snapshot", params, timeout)
+    tree: str = snap["tree"]
+    if toFile:
+        path = write_artifact(d, f"snapshot-{target.page_id.replace('/', '-')}-{snap['snapshotId']}.txt", tree)
+        snap = {**snap, "file": str(path), "chars": len(tree), "tree": tree[:maxChars]}
     head = (f"pageId {target.page_id} · {snap['url']} · {snap['title']!r} · snapshot {snap['snapshotId']} · "
             f"{snap['elements']} elements{' (truncated)' if snap['truncated'] else ''}")
+    if toFile:
+        head += f" · full tree ({len(tree)} chars) in {snap['file']}"
     return CallToolResult(content=[TextContent(type="text", text=head + "\n" + snap["tree"])],
                           structured_content={"pageId": target.page_id, **snap})
+
+
+def write_artifact(d: Dispatcher, name: str, text: str) -> Path:
+    """Big answers go to <config dir>/artifacts/<name> (readable by the user only); returns the path."""
+    folder = d.settings.config_dir / "artifacts"
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    path = folder / re.sub(r"[^A-Za-z0-9._@-]", "_", name)
+    path.write_text(text)
+    path.chmod(0o600)
+    return path
 
 
 async def page_find(
@@ -129,7 +150,8 @@ async def page_find(
     return {"pageId": target.page_id, **found}
 
 
-Action = Literal["click", "dblclick", "hover", "focus", "fill", "type", "select", "check", "uncheck", "press", "scroll"]
+Action = Literal["click", "dblclick", "hover", "focus", "fill", "type", "select", "check", "uncheck", "press", "scroll",
+                 "drag"]
 
 
 async def page_act(
@@ -141,13 +163,14 @@ async def page_act(
     nth: Annotated[int | None, Field(ge=0, description="Pick the nth match of selector/text.")] = None,
     value: Annotated[str | None, Field(description="Text for fill/type, option for select, pixels for scroll.")] = None,
     key: Annotated[str | None, Field(description="Key chord for press, e.g. 'Enter', 'Control+a'.")] = None,
+    to: Annotated[str | None, Field(description="For drag: the ref or CSS selector to drop on.")] = None,
     actions: Annotated[list[dict[str, Any]] | None, Field(
-        description="A batch: [{action, ref|selector|text, value, key, nth}, ...], run in order.")] = None,
+        description="A batch: [{action, ref|selector|text, value, key, nth, to}, ...], run in order.")] = None,
     snapshot: Annotated[bool, Field(description="Also return a snapshot after acting.")] = False,
     pageId: PageId = None,
     timeout: Annotated[float, Field(gt=0, le=300)] = 15,
 ) -> dict[str, Any]:
-    """Act on elements: click, dblclick, hover, focus, fill, type, select, check/uncheck, press, scroll.
+    """Act on elements: click, dblclick, hover, focus, fill, type, select, check/uncheck, press, scroll, drag.
     Values are set so React/Vue notice. Returns what changed in the page as +/- lines. Events are synthetic
     (isTrusted=false)."""
     if actions is None and action is None:
@@ -158,7 +181,7 @@ async def page_act(
         params["actions"] = actions
     else:
         params.update({k: v for k, v in {"action": action, "ref": ref, "selector": selector, "text": text,
-                                          "nth": nth, "value": value, "key": key}.items() if v is not None})
+                                          "nth": nth, "value": value, "key": key, "to": to}.items() if v is not None})
     if "submit" in d.settings.consent_for and not d.settings.no_consent:
         target, check = await d.call_page(pageId, "act", {**params, "dryRun": True}, timeout)
         if check["submits"]:

@@ -1,5 +1,7 @@
 """page_network, page_source, page_highlight and snapshots across frames, in real Chromium."""
 
+from pathlib import Path
+
 from tests.support import ok, text_of, wait_until
 
 CONNECTED = "window.__dbg && window.__dbg.status().state === 'connected'"
@@ -81,3 +83,21 @@ def test_snapshot_with_frames_gives_frame_refs_that_page_act_follows(context, de
     done = ok(mcp.call("page_act", {"pageId": page.page_id, "action": "click", "ref": ref}))
     assert done["pageId"] == f"{inst}/f0"
     assert page.frame_locator("#inner").locator("#confirm").evaluate("d => d.open")
+
+
+def test_drag_moves_a_card_with_html5_drag_and_drop(context, dev, mcp):
+    page = open_page(context, dev, "/dnd.html")
+    out = ok(mcp.call("page_act", {"pageId": page.page_id, "action": "drag", "text": "Write tests", "to": "#done"}))
+    assert out["done"][0]["action"] == "drag"
+    assert page.evaluate("document.getElementById('card').parentElement.id") == "done"
+    bad = mcp.call("page_act", {"pageId": page.page_id, "action": "drag", "selector": "#card"})
+    assert bad.is_error and "drag needs `to`" in text_of(bad)
+
+
+def test_a_big_snapshot_goes_to_a_file_the_answer_names(app, mcp):
+    out = ok(mcp.call("page_snapshot", {"pageId": app.page_id, "toFile": True, "maxChars": 200}))
+    path = Path(out["file"])
+    assert path.is_file() and oct(path.stat().st_mode & 0o777) == "0o600"
+    full = path.read_text()
+    assert out["chars"] == len(full) > 200 and len(out["tree"]) <= 200 and full.startswith(out["tree"])
+    assert 'button "Shadow button"' in full
