@@ -165,17 +165,23 @@ async def page_act(
     key: Annotated[str | None, Field(description="Key chord for press, e.g. 'Enter', 'Control+a'.")] = None,
     to: Annotated[str | None, Field(description="For drag: the ref or CSS selector to drop on.")] = None,
     actions: Annotated[list[dict[str, Any]] | None, Field(
-        description="A batch: [{action, ref|selector|text, value, key, nth, to}, ...], run in order.")] = None,
+        description="A batch: [{action, ref|selector|text, value, key, nth, to, trusted}, ...], run in order.")] = None,
+    trusted: Annotated[bool, Field(
+        description="Send real input (isTrusted=true) through the dbg-bridge Chrome extension's chrome.debugger "
+                    "instead of synthesizing events in the page: for click, dblclick, hover, check, uncheck, type, "
+                    "fill and press, in the top page of the tab. Without the extension: not_available.")] = False,
     snapshot: Annotated[bool, Field(description="Also return a snapshot after acting.")] = False,
     pageId: PageId = None,
     timeout: Annotated[float, Field(gt=0, le=300)] = 15,
 ) -> dict[str, Any]:
     """Act on elements: click, dblclick, hover, focus, fill, type, select, check/uncheck, press, scroll, drag.
     Values are set so React/Vue notice. Returns what changed in the page as +/- lines. Events are synthetic
-    (isTrusted=false)."""
+    (isTrusted=false) unless `trusted` sends real input through the Chrome extension."""
     if actions is None and action is None:
         raise errors.BridgeError("Give `action` (with a target) or `actions` (a batch).", code="bad_arguments")
     params: dict[str, Any] = {"snapshot": snapshot}
+    if trusted:
+        params["trusted"] = True
     pageId, ref = frame_ref(d, pageId, ref)
     if actions is not None:
         params["actions"] = actions

@@ -2,7 +2,7 @@
 /**
  * Content script (isolated world) for the origins enabled in the popup: adds the bridge's page client to the page
  * (a <script> from <bridge>/inject/dbg_client.js, data-attach="extension"), hands it a per-load nonce, relays its
- * screenshot requests to the service worker and keeps its connection state for the popup.
+ * screenshot and trusted-input requests to the service worker and keeps its connection state for the popup.
  */
 (() => {
   const self = /** @type {any} */ (globalThis);
@@ -35,9 +35,11 @@
       if (ev.source !== window || !m || m.__dbgExt !== nonce || m.dir !== 'up') return;
       if (m.type === 'status') {
         status = { state: String(m.state), channel: String(m.channel || ''), pageId: m.pageId || null, bridge };
-      } else if (m.type === 'capture') {
+      } else if (m.type === 'capture' || m.type === 'input') {
         const answer = (/** @type {Record<string, any>} */ out) => window.postMessage(Object.assign({ __dbgExt: nonce, dir: 'down', id: m.id }, out), location.origin);
-        chrome.runtime.sendMessage({ type: 'capture', box: m.box || null, viewport: m.viewport, maxChars: m.maxChars })
+        const ask = m.type === 'capture' ? { type: 'capture', box: m.box || null, viewport: m.viewport, maxChars: m.maxChars }
+          : { type: 'input', steps: Array.isArray(m.steps) ? m.steps : [] };
+        chrome.runtime.sendMessage(ask)
           .then((out) => answer(out || { ok: false, error: { code: 'not_available', message: 'The extension gave no answer.' } }),
             (e) => answer({ ok: false, error: { code: 'not_available', message: 'The extension is not reachable (reloaded?): ' + String(e && e.message || e) + '. Reload the tab.' } }));
       }

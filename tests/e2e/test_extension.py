@@ -1,6 +1,7 @@
 """The Chrome extension (plugins/extension) in Debian's Chromium, new headless: a site enabled in its popup gets the
-bridge's client without any script tag (attach 'extension'), and page_screenshot returns real PNGs of the tab taken
-with chrome.tabs.captureVisibleTab, whole or cropped to one element."""
+bridge's client without any script tag (attach 'extension'), page_screenshot returns real PNGs of the tab taken
+with chrome.tabs.captureVisibleTab, whole or cropped to one element, and page_act with trusted: true sends real input
+(isTrusted=true) through chrome.debugger."""
 
 from __future__ import annotations
 
@@ -174,3 +175,68 @@ def test_a_site_that_is_not_enabled_does_not_get_the_client(site, chrome, dev, m
         assert not any(r["origin"].startswith("http://localhost:") for r in ok(mcp.call("page_list"))["pages"])
     finally:
         other.close()
+
+
+@pytest.fixture
+def trusted_page(site, chrome, dev):
+    """tests/e2e/pages/trusted.html (counts only isTrusted clicks, ignores synthetic input) in a new tab of the enabled
+    origin, attached by the extension; `.page_id` is set."""
+    page = chrome.new_page()
+    page.goto(dev.url("/trusted.html"))
+    page.wait_for_function(CONNECTED, timeout=15000)
+    page.page_id = page.evaluate("window.__dbg.pageId")
+    try:
+        yield page
+    finally:
+        page.close()
+
+
+def text_by_id(page, el_id: str) -> str:
+    return page.evaluate("(id) => document.getElementById(id).textContent", el_id)
+
+
+def test_a_synthetic_click_is_not_counted_by_a_page_that_checks_is_trusted_and_the_answer_says_so(trusted_page, mcp):
+    out = ok(mcp.call("page_act", {"pageId": trusted_page.page_id, "action": "click", "selector": "#real"}))
+    assert "isTrusted=false" in out["untrusted"] and "trusted" not in out
+    assert text_by_id(trusted_page, "seen") == "seen 1 click(s), last isTrusted=false"
+    assert text_by_id(trusted_page, "real") == "Real clicks: 0"
+
+
+def test_a_trusted_click_goes_through_the_extension_and_the_page_counts_it(trusted_page, mcp):
+    out = ok(mcp.call("page_act", {"pageId": trusted_page.page_id, "action": "click", "text": "Real clicks",
+                                   "trusted": True}))
+    assert "isTrusted=true" in out["trusted"] and "untrusted" not in out
+    assert any('button "Real clicks: 1"' in line for line in out["changed"]), out["changed"]
+    assert text_by_id(trusted_page, "seen") == "seen 1 click(s), last isTrusted=true"
+
+
+def test_trusted_typing_fills_an_input_that_puts_back_synthetic_input(trusted_page, mcp):
+    pid = trusted_page.page_id
+    ok(mcp.call("page_act", {"pageId": pid, "action": "type", "selector": "#name", "value": "bot"}))
+    assert trusted_page.evaluate("document.getElementById('name').value") == ""  # put back: not real input
+    ok(mcp.call("page_act", {"pageId": pid, "action": "type", "selector": "#name", "value": "Ada L.", "trusted": True}))
+    assert trusted_page.evaluate("document.getElementById('name').value") == "Ada L."
+    assert text_by_id(trusted_page, "typed") == "typed: Ada L."
+    # fill replaces the value, press sends a real key (a batch can mix trusted and synthetic actions)
+    out = ok(mcp.call("page_act", {"pageId": pid, "trusted": True, "actions": [
+        {"action": "fill", "selector": "#name", "value": "Grace"},
+        {"action": "press", "selector": "#name", "key": "Backspace"},
+        {"action": "click", "selector": "#real", "trusted": False},
+    ]}))
+    assert "isTrusted=true" in out["trusted"] and "isTrusted=false" in out["untrusted"]
+    assert trusted_page.evaluate("document.getElementById('name').value") == "Grac"
+    assert text_by_id(trusted_page, "typed") == "typed: Grac"
+    assert text_by_id(trusted_page, "real") == "Real clicks: 0"
+
+
+def test_a_trusted_click_on_a_covered_button_fails_naming_what_a_real_click_would_hit(trusted_page, mcp):
+    res = mcp.call("page_act", {"pageId": trusted_page.page_id, "action": "click", "selector": "#under",
+                                "trusted": True})
+    assert res.is_error and "[not_visible]" in text_of(res) and "<div#cover>" in text_of(res), text_of(res)
+
+
+def test_trusted_input_without_the_extension_is_not_available_and_says_how_to_get_it(app, mcp):
+    res = mcp.call("page_act", {"pageId": app.page_id, "action": "click", "text": "Load more", "trusted": True})
+    assert res.is_error and "[not_available]" in text_of(res), text_of(res)
+    assert "plugins/extension" in text_of(res) and "isTrusted=false" in text_of(res)
+    assert app.evaluate("document.querySelectorAll('#items li').length") == 3  # nothing was clicked

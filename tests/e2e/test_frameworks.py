@@ -1,8 +1,11 @@
 """A real React 19 app and a real Vue 3 app, served by Vite's dev server (HMR on), driven through MCP.
 
-The apps live in tests/e2e/frameworks/{react,vue} (npm ci runs once if node_modules is missing). Filling a
-controlled React input or a Vue v-model, clicking, selecting and waiting must reach the framework's state, and HMR
-must update the page without the client reconnecting under a new pageId.
+The apps live in tests/e2e/frameworks/{react,vue,react-vite8} (npm ci runs once if node_modules is missing): the
+official create-vite templates plus a known diff (scripts/scaffold_framework_apps.sh). Filling a controlled React
+input or a Vue v-model, clicking, selecting and waiting must reach the framework's state, and HMR must update the page
+without the client reconnecting under a new pageId. react and vue run on Vite 7; react-vite8 is the same React app on
+Vite 8 (Rolldown), which gets the checks that depend on Vite itself: injection, connecting, the snapshot, a click,
+HMR, page_source's exact line and a production build without the client.
 """
 
 from __future__ import annotations
@@ -14,17 +17,21 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from tests.e2e.frameworks.vite import APP_FILE, ViteApp
 
-#: Where each app's counter <button> is written (file, line, column) — what page_source must answer.
-COUNTER_SOURCE = {"react": ("src/App.jsx", 15, 7), "vue": ("src/App.vue", 23, 5)}
 from tests.support import ok, text_of
 
+#: Where each app's counter <button> is written (file, line, column) — what page_source must answer.
+COUNTER_SOURCE = {"react": ("src/App.jsx", 15, 7), "vue": ("src/App.vue", 23, 5), "react-vite8": ("src/App.jsx", 15, 7)}
 CONNECTED = "window.__dbg && window.__dbg.status().state === 'connected'"
-TITLE = {"react": "React app", "vue": "Vue app"}
+TITLE = {"react": "React app", "vue": "Vue app", "react-vite8": "React app"}
+
+#: Tests about the client and the frameworks run on the Vite 7 apps; tests that depend on Vite run on Vite 8 too.
+on_vite7 = pytest.mark.parametrize("vite", ["react", "vue"], indirect=True)
+on_vite7_and_8 = pytest.mark.parametrize("vite", ["react", "vue", "react-vite8"], indirect=True)
 
 
-@pytest.fixture(scope="module", params=["react", "vue"])
+@pytest.fixture(scope="module")
 def vite(request, bridge, tmp_path_factory) -> Iterator[ViteApp]:
-    """The framework's Vite dev server with the bridge's client injected; one framework at a time."""
+    """The app's Vite dev server with the bridge's client injected; one app at a time (tests pick the apps)."""
     server = ViteApp(request.param, tmp_path_factory.mktemp("vite"), bridge.client_js()).start()
     try:
         yield server
@@ -51,6 +58,7 @@ def text_by_id(mcp, page, el_id: str) -> str:
     return js(mcp, page, f"document.getElementById('{el_id}').textContent.trim()")
 
 
+@on_vite7_and_8
 def test_the_app_connects_and_its_snapshot_shows_counter_input_select_and_list(fw, mcp):
     rows = ok(mcp.call("page_list"))["pages"]
     assert any(r["pageId"] == fw.page_id for r in rows)
@@ -62,6 +70,7 @@ def test_the_app_connects_and_its_snapshot_shows_counter_input_select_and_list(f
     assert 'listitem "Apple"' in text and 'listitem "Pear"' in text
 
 
+@on_vite7
 def test_fill_on_the_controlled_input_updates_framework_state_and_the_echo(fw, mcp):
     out = ok(mcp.call("page_act", {"pageId": fw.page_id, "action": "fill", "text": "Name", "value": "Ada"}))
     assert any("Hello, Ada" in line for line in out["changed"]), out["changed"]
@@ -74,6 +83,7 @@ def test_fill_on_the_controlled_input_updates_framework_state_and_the_echo(fw, m
     assert js(mcp, fw, "document.getElementById('name').value") == "Grace H."
 
 
+@on_vite7_and_8
 def test_click_on_the_counter_increments_its_state(fw, mcp):
     text = text_of(mcp.call("page_snapshot", {"pageId": fw.page_id, "interactiveOnly": True}))
     line = next(line for line in text.splitlines() if 'button "count is 0"' in line)
@@ -84,6 +94,7 @@ def test_click_on_the_counter_increments_its_state(fw, mcp):
     assert text_by_id(mcp, fw, "counter") == "count is 2"
 
 
+@on_vite7
 def test_select_changes_framework_state(fw, mcp):
     out = ok(mcp.call("page_act", {"pageId": fw.page_id, "action": "select", "text": "Size", "value": "Large"}))
     assert any("size is l" in line for line in out["changed"]), out["changed"]
@@ -92,6 +103,7 @@ def test_select_changes_framework_state(fw, mcp):
     assert 'combobox "Size" [value="Large"]' in text
 
 
+@on_vite7
 def test_a_list_rendered_from_state_grows_on_click(fw, mcp):
     out = ok(mcp.call("page_act", {"pageId": fw.page_id, "action": "click", "text": "Add fruit"}))
     assert any('listitem "Fruit 3"' in line for line in out["changed"]), out["changed"]
@@ -99,6 +111,7 @@ def test_a_list_rendered_from_state_grows_on_click(fw, mcp):
         ["Apple", "Pear", "Fruit 3"]
 
 
+@on_vite7
 def test_page_wait_sees_content_the_framework_renders_later(fw, mcp):
     ok(mcp.call("page_act", {"pageId": fw.page_id, "action": "click", "text": "Load later"}))
     waited = ok(mcp.call("page_wait", {"pageId": fw.page_id, "text": "Loaded later", "timeout": 10}))
@@ -107,6 +120,7 @@ def test_page_wait_sees_content_the_framework_renders_later(fw, mcp):
     assert found["matches"][0]["ref"] == waited["value"]
 
 
+@on_vite7_and_8
 def test_hmr_updates_the_page_in_place_under_the_same_page_id(fw, vite, mcp):
     js(mcp, fw, "(window.__beforeHmr = 'same document', 1)")
     ok(mcp.call("page_act", {"pageId": fw.page_id, "action": "click", "selector": "#counter"}))
@@ -141,6 +155,7 @@ def restore(vite, page, rel: str, original: str) -> None:
     raise AssertionError(f"HMR did not restore {rel} in the page")
 
 
+@on_vite7_and_8
 def test_page_source_maps_the_counter_button_to_its_line_in_the_app_component(fw, mcp):
     ref = ok(mcp.call("page_find", {"pageId": fw.page_id, "selector": "#counter"}))["matches"][0]["ref"]
     src = ok(mcp.call("page_source", {"pageId": fw.page_id, "ref": ref}))
@@ -150,8 +165,23 @@ def test_page_source_maps_the_counter_button_to_its_line_in_the_app_component(fw
     assert src["components"][0] == "App", src  # the component chain still comes from the framework
 
 
+@on_vite7_and_8
 def test_a_production_build_contains_no_client_and_no_source_attributes(vite):
     dist = vite.build()
     text = "".join(p.read_text(errors="replace") for p in dist.rglob("*") if p.is_file())
     assert "<div id=\"root\">" in text or "<div id=\"app\">" in text  # it did build the app
     assert "dbg_client" not in text and "data-dbg-source" not in text
+
+@on_vite7
+def test_the_picker_sends_the_element_with_its_source_line_to_the_inbox(fw, mcp):
+    since = ok(mcp.call("inbox"))["cursor"]
+    fw.keyboard.press("Alt+Shift+KeyP")
+    fw.hover("#counter")
+    fw.click("#counter")
+    fw.locator("dbg-human [data-picked] input").fill("this counter starts at 1")
+    fw.locator("dbg-human [data-picked] button[data-answer=send]").click()
+    items = ok(mcp.call("inbox", {"since": since, "kinds": ["element_selected"], "wait": 10}))["items"]
+    picked = items[0]["data"]
+    assert picked["selector"] == "#counter" and picked["note"] == "this counter starts at 1"
+    assert (picked["source"]["file"], picked["source"]["line"]) == COUNTER_SOURCE[fw.fw][:2]
+    assert fw.evaluate("document.getElementById('counter').textContent") == "count is 0"  # the pick did not click

@@ -7,6 +7,7 @@ import dbgBridge from 'vite-plugin-dbg-bridge'
 const client = process.env.DBG_CLIENT_URL || ''
 const bridge = client.replace(/\/inject\/.*$/, '') || undefined
 
+// https://vite.dev/config/
 export default defineConfig({
   plugins: [react(), dbgBridge({ bridge, autoStart: false, attach: 'vite-react' })],
   clearScreen: false,
