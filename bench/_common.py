@@ -10,6 +10,7 @@ import contextlib
 import json
 import os
 import platform
+import resource
 import statistics
 import sys
 import time
@@ -26,19 +27,22 @@ from tests.support import CHROMIUM, CHROMIUM_ARGS, BridgeProcess  # noqa: E402
 RESULTS = ROOT / "bench" / "results"
 
 __all__ = ["CHROMIUM", "CHROMIUM_ARGS", "BridgeProcess", "ROOT", "RESULTS", "open_mcp", "timed_calls", "stats",
-           "rss_mb", "table", "write_json", "machine"]
+           "rss_mb", "cpu_s", "table", "write_json", "machine"]
+
+CLK = os.sysconf("SC_CLK_TCK")
 
 
 @contextlib.asynccontextmanager
-async def open_mcp(url: str, token: str | None) -> AsyncIterator[Any]:
+async def open_mcp(url: str, token: str | None, max_connections: int | None = 100) -> AsyncIterator[Any]:
     """The official MCP client (mcp.Client over Streamable HTTP, an httpx2 client carrying the bearer token)."""
     import httpx2
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
 
     headers = {"Authorization": f"Bearer {token}"} if token else {}
-    # Enough pooled connections for every concurrent caller (httpx2's default pool is 100; 8 callers fit).
-    async with httpx2.AsyncClient(headers=headers, timeout=120) as http:
+    # httpx2's default pool is 100 connections: plenty for 8 callers; many_tabs raises it for 200 at once.
+    limits = httpx2.Limits(max_connections=max_connections, max_keepalive_connections=max_connections)
+    async with httpx2.AsyncClient(headers=headers, timeout=120, limits=limits) as http:
         async with Client(streamable_http_client(url, http_client=http)) as client:
             yield client
 
@@ -81,6 +85,15 @@ def rss_mb(pid: int) -> float:
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
     raise RuntimeError(f"no VmRSS for pid {pid}")
+
+
+def cpu_s(pid: int | None = None) -> float:
+    """User+system CPU seconds used so far by a process (this one when pid is None)."""
+    if pid is None:
+        r = resource.getrusage(resource.RUSAGE_SELF)
+        return r.ru_utime + r.ru_stime
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / CLK
 
 
 def table(rows: list[dict[str, Any]], columns: list[tuple[str, str]]) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sys
 import tempfile
 import time
@@ -21,8 +22,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import (CHROMIUM, CHROMIUM_ARGS, BridgeProcess, machine, open_mcp, rss_mb, stats,  # noqa: E402
-                     table, timed_calls, write_json)
+from _common import (CHROMIUM, CHROMIUM_ARGS, BridgeProcess, cpu_s, machine, open_mcp, rss_mb,  # noqa: E402
+                     stats, table, timed_calls, write_json)
 
 TARGET_P50 = {"ws": 3.0, "sse": 6.0}
 TARGET_CPS_8 = 400.0
@@ -49,6 +50,15 @@ async def wait_connected(page: Any, channel: str) -> str:
     return await page.evaluate("window.__dbg.pageId")
 
 
+async def cell(bridge_pid: int, call: Any, n: int, conc: int) -> dict[str, Any]:
+    """Time n calls from conc callers; add the bridge's and this process's CPU time per call."""
+    b0, c0 = cpu_s(bridge_pid), cpu_s()
+    lat, wall = await timed_calls(call, n, conc)
+    b1, c1 = cpu_s(bridge_pid), cpu_s()
+    return {**stats(lat, wall), "cpu_bridge_ms": round(1000 * (b1 - b0) / n, 3),
+            "cpu_caller_ms": round(1000 * (c1 - c0) / n, 3)}
+
+
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     from playwright.async_api import async_playwright
 
@@ -57,6 +67,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     started = machine()
     tmp = Path(tempfile.mkdtemp(prefix="dbg-bench-"))
     bridge = BridgeProcess(tmp, "--log-level", "warning").start()
+    bpid = bridge.proc.pid
     rows: list[dict[str, Any]] = []
     try:
         async with async_playwright() as pw:
@@ -100,9 +111,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                         await timed_calls(lambda i, t=target: t.evaluate("1+1"), warm, 8)
 
                 for conc in CONCURRENCY:
-                    lat, wall = await timed_calls(lambda i: page_list(), n, conc)
+                    s = await cell(bpid, lambda i: page_list(), n, conc)
                     rows.append({"what": "page_list (MCP baseline)", "channel": "-", "target": "-", "conc": conc,
-                                 **stats(lat, wall), "bridge_p50_ms": None,
+                                 **s, "bridge_p50_ms": None,
                                  "target_txt": f">= {TARGET_CPS_8:.0f}/s" if conc == 8 else ""})
                 for ch, page in pages.items():
                     inst = ids[ch].split("/")[0]
@@ -110,8 +121,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                     for label, pid, pw_target in (("host", ids[ch], page), ("f0", f"{inst}/f0", frame)):
                         for conc in CONCURRENCY:
                             bridge_ms.clear()
-                            lat, wall = await timed_calls(lambda i, pid=pid: page_exec(pid), n, conc)
-                            s = stats(lat, wall)
+                            s = await cell(bpid, lambda i, pid=pid: page_exec(pid), n, conc)
                             bm = sorted(bridge_ms)
                             goal = (f"p50 <= {TARGET_P50[ch]:g} ms" if conc == 1
                                     else f">= {TARGET_CPS_8:.0f}/s")
@@ -119,14 +129,15 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                             rows.append({"what": "page_exec via MCP", "channel": ch, "target": label, "conc": conc,
                                          **s, "bridge_p50_ms": round(bm[len(bm) // 2], 3),
                                          "target_txt": goal + (" ok" if met else " MISS")})
-                            lat, wall = await timed_calls(lambda i, t=pw_target: t.evaluate("1+1"), n, conc)
+                            s = await cell(bpid, lambda i, t=pw_target: t.evaluate("1+1"), n, conc)
                             rows.append({"what": "playwright evaluate", "channel": ch, "target": label, "conc": conc,
-                                         **stats(lat, wall), "bridge_p50_ms": None, "target_txt": ""})
+                                         **s, "bridge_p50_ms": None, "cpu_bridge_ms": None, "target_txt": ""})
             bridge_rss = rss_mb(bridge.proc.pid)
             await browser.close()
     finally:
         bridge.stop()
-    return {"bench": "exec_latency", "machine": started, "loadavg_1m_end": round(__import__("os").getloadavg()[0], 2), "calls_per_cell": n, "warmup": warm,
+    return {"bench": "exec_latency", "machine": started, "loadavg_1m_end": round(os.getloadavg()[0], 2),
+            "calls_per_cell": n, "warmup": warm,
             "bridge_rss_mb": round(bridge_rss, 1),
             "targets": {"p50_ms_ws": TARGET_P50["ws"], "p50_ms_sse": TARGET_P50["sse"], "calls_per_s_8": TARGET_CPS_8},
             "rows": rows}
@@ -134,7 +145,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
 
 COLUMNS = [("what", "what"), ("channel", "chan"), ("target", "frame"), ("conc", "conc"), ("n", "n"),
            ("p50_ms", "p50 ms"), ("p99_ms", "p99 ms"), ("calls_per_s", "calls/s"),
-           ("bridge_p50_ms", "in-bridge p50 ms"), ("target_txt", "target")]
+           ("bridge_p50_ms", "in-bridge p50 ms"), ("cpu_bridge_ms", "bridge CPU ms/call"),
+           ("cpu_caller_ms", "caller CPU ms/call"), ("target_txt", "target")]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -144,7 +156,8 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print(table(result["rows"], COLUMNS))
     print(f"\n'in-bridge' = the page round trip as the bridge times it (the `ms` field of page_exec): send the exec "
-          f"frame, get the result back.\nBridge RSS at the end: {result['bridge_rss_mb']} MB. "
+          f"frame, get the result back.\n'CPU ms/call' = CPU time of the bridge process / of this caller process "
+          f"(MCP client or Playwright client) per call.\nBridge RSS at the end: {result['bridge_rss_mb']} MB. "
           f"Load average at start: {result['machine']['loadavg_1m']} on {result['machine']['cpus']} CPUs "
           f"(figures are noisy on a shared machine). Took {time.monotonic() - t0:.0f} s.")
     path = write_json("exec_latency.json", result)
