@@ -20,6 +20,8 @@
   const MAX_ITEMS = 1000;
   const MAX_DEPTH = 12;
   const FRAME_READY_WAIT_MS = 5000;
+  /** A tab that fell back to SSE tries the WebSocket again on a reconnect this long after the failure. */
+  const WS_RETRY_MS = 60000;
 
   /**
    * Wire shapes; mirrored from bridge/protocol.py (PROTOCOL_VERSION 1).
@@ -1832,7 +1834,8 @@
       /** @type {EventSource|null} */ this.es = null;
       this.postBase = base;
       this.attempt = 0;
-      this.wsFailed = false;
+      /** When the WebSocket last failed to open (0: never). SSE is used until WS_RETRY_MS later, then WS is tried again. */
+      this.wsFailedAt = 0;
       this.gen = 0;
     }
 
@@ -1861,11 +1864,12 @@
         try {
           await this.register();
           if (gen !== this.gen) return;
-          const useWs = this.opts.channel === 'ws' || (this.opts.channel === 'auto' && !this.wsFailed && typeof WebSocket !== 'undefined');
+          const wsRested = Date.now() - this.wsFailedAt > WS_RETRY_MS;
+          const useWs = this.opts.channel === 'ws' || (this.opts.channel === 'auto' && wsRested && typeof WebSocket !== 'undefined');
           if (useWs) {
             const ok = await this.openWs(gen).catch(() => false); // a throwing WebSocket (proxy, policy) counts as failed
             if (ok) return;
-            if (this.opts.channel === 'auto') this.wsFailed = true;
+            if (this.opts.channel === 'auto') this.wsFailedAt = Date.now();
           } else {
             if (await this.openSse(gen)) return;
           }
