@@ -1,5 +1,6 @@
 """desktop_* tools over MCP: time per click / type / tree / find / screenshot call, beside the `xdotool` CLI doing the
-same click on the same display.
+same click on the same display; then recording: the cost of a tool call while recording, and human clicks (xdotool)
+coming back as selector steps.
 
 Starts `dbg-bridge serve --port 0` with its private desktop (Xvfb + openbox + AT-SPI), launches the GTK test app
 (tests/desktop/apps/gtk_app.py) through desktop_launch_app, then calls each tool N times with the official MCP client.
@@ -128,9 +129,35 @@ async def run(n: int) -> dict[str, Any]:
             await measure("screenshot", "MCP full screen 1280x800 PNG", "desktop_screenshot", {})
             await measure("list windows", "MCP", "desktop_list_windows", {})
             await measure("status", "MCP", "desktop_status", {})
+
+            # recording: what it costs a tool call, and how human clicks (xdotool) come back as steps
+            async def start_stop(_: int) -> None:
+                await call("desktop_start_recording", {})
+                await call("desktop_stop_recording", {})
+
+            lat, wall = await timed_calls(start_stop, n, 1)
+            rows.append({"op": "start+stop recording", "via": "MCP, two calls, nothing recorded", **stats(lat, wall)})
+            await call("desktop_start_recording", {"maxSeconds": 600})
+            await measure("click", "MCP selector, while recording (left out of it)", "desktop_click",
+                          {"target": reset, "window": win})
+
+            def human_click(i: int) -> None:  # 6 px apart: not merged into double clicks
+                subprocess.run(["xdotool", "mousemove", str(cx + (6 if i % 2 else -6)), str(cy), "click", "1"],
+                               env=env, check=True)
+
+            for i in range(n):
+                await asyncio.to_thread(human_click, i)
+            t0 = time.perf_counter()
+            recorded = await call("desktop_stop_recording", {})
+            stop_ms = (time.perf_counter() - t0) * 1000
+            by_selector = sum(1 for st in recorded["steps"] if st["tool"] == "desktop_click"
+                              and st["method"] == "accessibility")
+            recording = {"human_clicks": n, "steps": recorded["count"], "selector_steps": by_selector,
+                         "stop_ms": round(stop_ms, 1)}
     finally:
         bridge.stop()
-    return {"rows": rows, "desktop_start_ms": round(start_ms, 1), "launch_ms": round(launch_ms, 1)}
+    return {"rows": rows, "desktop_start_ms": round(start_ms, 1), "launch_ms": round(launch_ms, 1),
+            "recording": recording}
 
 
 def main() -> None:
@@ -146,6 +173,9 @@ def main() -> None:
           f"window + accessibility tree: {out['launch_ms']:.0f} ms")
     print(table(out["rows"], [("op", "operation"), ("via", "via"), ("p50_ms", "p50 ms"), ("p99_ms", "p99 ms"),
                               ("mean_ms", "mean ms"), ("bridge_p50_ms", "in-bridge p50 ms")]))
+    rec = out["recording"]
+    print(f"recording: {rec['human_clicks']} human clicks (xdotool) → {rec['steps']} steps, {rec['selector_steps']} "
+          f"of them by selector; desktop_stop_recording took {rec['stop_ms']:.0f} ms")
     path = write_json("desktop.json", {"machine": m, "n": n, **out})
     print(f"wrote {path.relative_to(ROOT)}")
 

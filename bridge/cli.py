@@ -11,7 +11,7 @@ import sys
 from typing import Any
 
 from bridge import __version__
-from bridge.settings import ENV_PREFIX, Settings, SettingsError, load_settings
+from bridge.settings import ENV_PREFIX, Settings, SettingsError, is_list, load_settings
 
 LOG_FORMAT = "%(asctime)s %(levelname)-7s %(name)s: %(message)s"
 
@@ -24,7 +24,7 @@ def _add_settings_flags(parser: argparse.ArgumentParser, only: set[str] | None =
         help_ = f"{field.description} [env {ENV_PREFIX}{name.upper()}]"
         if field.annotation is bool:
             parser.add_argument(flag, dest=name, action="store_const", const=True, default=None, help=help_)
-        elif name in ("allow_origins", "consent_for", "desktop_allow"):
+        elif is_list(name):
             parser.add_argument(flag, dest=name, default=None, metavar=name.upper(),
                                 type=lambda s: [o.strip() for o in s.split(",") if o.strip()],
                                 help=help_ + (" Comma-separated; 'http://host:*' allows any port." if

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import tomllib
+import typing
 from pathlib import Path
 from typing import Any, Literal, Mapping
 
@@ -56,6 +57,10 @@ class Settings(BaseModel):
     editor: str | None = Field(None, description="Editor command for open_file, e.g. 'code -g {file}:{line}:{column}' "
                                                  "(default: code or cursor if found). Run as argv, never a shell.")
     project_root: Path = Field(default_factory=Path.cwd, description="open_file only opens files under this folder.")
+    disable_tools: list[str] = Field(
+        default_factory=list,
+        description="Tools not to offer: names or globs (page_exec, desktop_*), or @acting for every tool that is "
+                    "not read-only.")
     desktop_enabled: bool = Field(True, description="Serve the desktop_* tools (nothing starts until one is called). "
                                                     "DBG_DESKTOP_ENABLED=0 turns the family off: its tools are then "
                                                     "not registered.")
@@ -71,6 +76,11 @@ class Settings(BaseModel):
     desktop_allow: list[str] = Field(
         default_factory=list,
         description="Programs desktop_launch_app may start (names on PATH or paths; run as argv, never a shell).")
+    desktop_browser: str = Field(
+        "chromium", min_length=1,
+        description="Browser desktop_open_url starts (a name on PATH or a path; it must be on desktop_allow too). "
+                    "Chromium-family browsers get a throwaway profile and quiet first-run flags, Firefox a throwaway "
+                    "profile; any other program just gets the URL as its argument.")
 
     @property
     def token_file(self) -> Path:
@@ -95,6 +105,11 @@ def config_file_path(env: Mapping[str, str]) -> Path:
     return (Path(dir_) if dir_ else default_config_dir()) / "config.toml"
 
 
+def is_list(name: str) -> bool:
+    """List settings are comma-separated in the environment and on the command line."""
+    return typing.get_origin(Settings.model_fields[name].annotation) is list
+
+
 def _from_env(env: Mapping[str, str]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name, field in Settings.model_fields.items():
@@ -103,7 +118,7 @@ def _from_env(env: Mapping[str, str]) -> dict[str, Any]:
             continue
         if field.annotation is bool:
             out[name] = raw.strip().lower() in ("1", "true", "yes", "on")
-        elif name in ("allow_origins", "consent_for", "desktop_allow"):
+        elif is_list(name):
             out[name] = [o.strip() for o in raw.split(",") if o.strip()]
         else:
             out[name] = raw

@@ -349,6 +349,53 @@ class Accessibility:
                 out.append(node)
         return out
 
+    def op_hit(self, window: dict[str, Any], x: int, y: int, max_up: int = 8) -> dict[str, Any] | None:
+        """The element under a screen point in a window: the deepest showing node whose bounds hold the point (later
+        siblings first: they paint on top), with its ancestors up to the window, nearest first."""
+        def holds(acc: Any) -> bool:
+            b = _bounds(acc)
+            return b is not None and b["x"] <= x < b["x"] + b["width"] and b["y"] <= y < b["y"] + b["height"]
+
+        for pid, root in self.roots(window.get("pid"), window):
+            try:
+                if not holds(root):
+                    continue
+                chain = [root]
+                while len(chain) < 64:
+                    kids = [chain[-1].get_child_at_index(i) for i in range(min(chain[-1].get_child_count(), 2000))]
+                    inside = next((k for k in reversed(kids) if k is not None and "showing" in _states(k)
+                                   and holds(k)), None)
+                    if inside is None:
+                        break
+                    chain.append(inside)
+                nodes = [self.node(acc, pid, True) for acc in reversed(chain[-max_up - 1:])]
+            except GLib.Error:
+                continue  # it went away while we looked
+            for n in nodes:
+                n["window"] = window["id"]
+            return {"node": nodes[0], "ancestors": nodes[1:]}
+        return None
+
+    def op_focused(self, window: dict[str, Any]) -> dict[str, Any] | None:
+        """The element with keyboard focus in a window, or None."""
+        rule = Atspi.MatchRule.new(Atspi.StateSet.new([Atspi.StateType.FOCUSED]), Atspi.CollectionMatchType.ALL,
+                                   {}, Atspi.CollectionMatchType.ALL, [], Atspi.CollectionMatchType.ALL, [],
+                                   Atspi.CollectionMatchType.ALL, False)
+        for pid, root in self.roots(window.get("pid"), window):
+            try:
+                if "Collection" in root.get_interfaces():
+                    found = Atspi.Collection.get_matches(root, rule, Atspi.CollectionSortOrder.CANONICAL, 1, True)
+                else:
+                    found = [a for _, _, a in self.walk([(pid, root)], depth=64, max_nodes=5000)
+                             if "focused" in _states(a)][:1]
+                if found:
+                    node = self.node(found[0], pid, True)
+                    node["window"] = window["id"]
+                    return node
+            except GLib.Error:
+                continue
+        return None
+
     def op_element(self, ref: str) -> dict[str, Any]:
         acc, pid = self.live(ref)
         return self.node(acc, pid, True)

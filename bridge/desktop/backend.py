@@ -10,7 +10,7 @@ Bounds are {x, y, width, height} in screen coordinates.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -74,6 +74,22 @@ class DesktopBackend(Protocol):
 
     def pointer(self) -> tuple[int, int]: ...
 
+    # ---- recording ---------------------------------------------------------------------------
+    def record_start(self, sink: Callable[[dict[str, Any]], None]) -> None:
+        """Capture the input that happens on the display (on a thread of its own) and hand each event to `sink` in
+        order: {kind: key, down, key, chars, modifier} | {kind: button, down, button, x, y} | {kind: tool, active}
+        (see bridge/desktop/x11_record.py). Returns once capturing runs."""
+
+    def record_stop(self) -> None:
+        """Stop capturing; every event captured so far has reached the sink when this returns."""
+
+    def mark_tool_input(self) -> None:
+        """Toggle 'the bridge's own input' in a running capture (called before and after a tool acts), so a
+        recording keeps only the human's input."""
+
+    def window_at(self, x: int, y: int) -> dict[str, Any] | None:
+        """The topmost visible window whose frame holds the point."""
+
     # ---- screen ------------------------------------------------------------------------------
     def screenshot(self, region: dict[str, int] | None) -> Shot: ...
 
@@ -94,6 +110,12 @@ class DesktopBackend(Protocol):
     def element(self, ref: str) -> dict[str, Any]:
         """A fresh full node for a ref; DesktopError(code='stale_ref') once its element is gone."""
 
+    def element_at(self, window: dict[str, Any], x: int, y: int) -> dict[str, Any] | None:
+        """Hit test: {node, ancestors} for the deepest showing element of the window under the point, or None."""
+
+    def focused_element(self, window: dict[str, Any]) -> dict[str, Any] | None:
+        """The full node that has keyboard focus in the window, or None."""
+
     def element_action(self, ref: str, prefer: Iterable[str]) -> str:
         """Run the element's accessible action (the first of `prefer` it has); return the action's name."""
 
@@ -104,6 +126,9 @@ class DesktopBackend(Protocol):
     # ---- launch ------------------------------------------------------------------------------
     def launch(self, argv: list[str], allow: list[str], cwd: str | None) -> dict[str, Any]:
         """Start an allowlisted program (argv, never a shell) as the bridge's child; return its app row."""
+
+    def temp_dir(self, prefix: str) -> str:
+        """A private directory removed when the desktop stops (e.g. a browser profile)."""
 
     def apps(self) -> list[dict[str, Any]]: ...
 

@@ -9,6 +9,7 @@ import atexit
 import logging
 import queue
 import threading
+import time
 import weakref
 from collections.abc import Callable
 from concurrent.futures import Future
@@ -70,6 +71,8 @@ class Desktop:
         self.backend: Any = None
         self.worker = Worker()
         self.consent = False
+        self.consent_until: float | None = None  # wall-clock end of a timed grant (None: until revoked)
+        self.recording: Any = None  # the bridge.desktop.recording.Recording under way or last finished
         self.sessions = 0  # how many times a desktop was started (a restart makes every old ref stale)
         self._lock = threading.Lock()
 
@@ -77,19 +80,38 @@ class Desktop:
     def attached(self) -> bool:
         return self.settings.desktop_display != "private"
 
+    @property
+    def input_allowed(self) -> bool:
+        """Input is allowed on a private desktop always; on an attached one while the human's grant lasts."""
+        if not self.attached:
+            return True
+        if self.consent and self.consent_until is not None and time.time() >= self.consent_until:
+            self.consent, self.consent_until = False, None
+        return self.consent
+
     def require_input(self, what: str) -> None:
         """Refuse input on the human's own display until they grant consent."""
-        if self.attached and not self.consent:
+        if not self.input_allowed:
             raise DesktopError(
                 f"{what} is refused: the bridge is attached to the display {self.settings.desktop_display}, which a "
-                "human is using, and input there needs their consent. The human must grant consent in the bridge "
-                "cockpit (not built yet); until then read-only tools work (desktop_list_windows, desktop_screenshot, "
-                "desktop_accessibility_tree), or run with desktop_display=private for a private desktop.",
+                "human is using, and input there needs their consent. Ask the human to grant it in the bridge "
+                f"cockpit ({self.settings.base_url()}/#desktop, for a time they choose); until then read-only tools "
+                "work (desktop_list_windows, desktop_screenshot, desktop_accessibility_tree), or run with "
+                "desktop_display=private for a private desktop.",
                 code="consent_required")
 
-    def grant_consent(self, granted: bool = True) -> None:
-        """For the cockpit (a human action), never for a tool."""
+    def grant_consent(self, granted: bool = True, seconds: float | None = None) -> None:
+        """For the cockpit (a human action), never for a tool: allow input for `seconds` (None: until revoked), or
+        revoke it (which also ends a recording under way)."""
         self.consent = granted
+        self.consent_until = time.time() + seconds if granted and seconds is not None else None
+        rec = self.recording
+        if not granted and self.attached and rec is not None and rec.active_now:
+            threading.Thread(target=rec.end, args=("consent_ended",), daemon=True).start()
+
+    def consent_state(self) -> dict[str, Any]:
+        allowed = self.input_allowed
+        return {"granted": allowed, "until": round(self.consent_until, 3) if allowed and self.consent_until else None}
 
     def _ensure(self) -> Any:
         """The running backend, started (or restarted after a crash) on the worker thread."""
@@ -106,15 +128,44 @@ class Desktop:
         self.sessions += 1
         return b
 
-    async def run(self, fn: Callable[[Any], T], timeout: float = 120) -> T:
-        """Run fn(backend) on the worker thread, starting the desktop first if needed."""
-        fut = self.worker.submit(lambda: fn(self._ensure()))
+    async def run(self, fn: Callable[[Any], T], timeout: float = 120, acting: bool = False) -> T:
+        """Run fn(backend) on the worker thread, starting the desktop first if needed. `acting` marks the input it
+        sends so a recording under way leaves it out."""
+        def call() -> T:
+            b = self._ensure()
+            rec = self.recording
+            if not acting or rec is None or not rec.active_now:
+                return fn(b)
+            b.mark_tool_input()
+            try:
+                return fn(b)
+            finally:
+                b.mark_tool_input()
+
+        fut = self.worker.submit(call)
         return await asyncio.wait_for(asyncio.wrap_future(fut), timeout)
+
+    def submit_running(self, fn: Callable[[Any], T]) -> Future[T]:
+        """fn(backend) queued on the worker, without starting anything: a desktop_stopped error if it is not
+        running."""
+        def call() -> T:
+            b = self.backend
+            if b is None or not getattr(b, "alive", lambda: True)():
+                raise DesktopError("The desktop is not running.", code="desktop_stopped")
+            return fn(b)
+
+        return self.worker.submit(call)
+
+    def call_running(self, fn: Callable[[Any], T], timeout: float = 30) -> T:
+        return self.submit_running(fn).result(timeout)
 
     def run_sync(self, fn: Callable[[Any], T], timeout: float = 120) -> T:
         return self.worker.call(lambda: fn(self._ensure()), timeout)
 
     def close(self) -> None:
+        rec = self.recording
+        if rec is not None and rec.active_now:
+            rec.end("desktop_stopped")
         with self._lock:
             if self.backend is not None:
                 try:
@@ -136,6 +187,11 @@ def desktop_for(dispatcher: Any) -> Desktop:
         got = _desktops[dispatcher] = Desktop(dispatcher.settings)
         _all.append(got)
     return got
+
+
+def existing_desktop(dispatcher: Any) -> Desktop | None:
+    """The dispatcher's desktop if a tool or the cockpit made one (never creates it)."""
+    return _desktops.get(dispatcher)
 
 
 @atexit.register

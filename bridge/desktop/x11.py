@@ -6,8 +6,10 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import os
+import shutil
+import tempfile
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from bridge.desktop import ocr
@@ -35,6 +37,8 @@ class X11Backend:
         self.session: sessions.Session | None = None
         self._a11y: Any = None
         self._apps: Apps | None = None
+        self._capture: Any = None
+        self._temp: list[str] = []
 
     # ---- lifecycle ---------------------------------------------------------------------------
 
@@ -53,19 +57,10 @@ class X11Backend:
         else:
             self.session = sessions.attach(mode)
         try:
-            # python-xlib and libX11 (mss) read XAUTHORITY when they connect; set it only for that moment
-            saved = {k: os.environ.get(k) for k in _ENV_KEYS}
-            os.environ.update({k: self.session.env[k] for k in _ENV_KEYS if k in self.session.env})
-            try:
+            with self._display_env():
                 self.d = open_display(self.session.display)
                 self.screen = Screen(self.session.display)
                 self.screen.size()  # connects now
-            finally:
-                for k, v in saved.items():
-                    if v is None:
-                        os.environ.pop(k, None)
-                    else:
-                        os.environ[k] = v
             self.win = Windows(self.d)
             self.input = Input(self.d)
             if self.session.private:
@@ -81,7 +76,26 @@ class X11Backend:
             self.stop()
             raise
 
+    @contextlib.contextmanager
+    def _display_env(self) -> Iterator[None]:
+        """python-xlib and libX11 (mss) read XAUTHORITY when they connect: set it (and DISPLAY) only for that moment."""
+        assert self.session is not None
+        saved = {k: os.environ.get(k) for k in _ENV_KEYS}
+        os.environ.update({k: self.session.env[k] for k in _ENV_KEYS if k in self.session.env})
+        try:
+            yield
+        finally:
+            for k, v in saved.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
+
     def stop(self) -> None:
+        self.record_stop()
+        for path in self._temp:
+            shutil.rmtree(path, ignore_errors=True)
+        self._temp.clear()
         if self._a11y is not None:
             self._a11y.close()
             self._a11y = None
@@ -149,6 +163,32 @@ class X11Backend:
     def pointer(self) -> tuple[int, int]:
         return self.input.pointer()
 
+    # ---- recording ---------------------------------------------------------------------------
+
+    def record_start(self, sink: Callable[[dict[str, Any]], None]) -> None:
+        from bridge.desktop.x11_record import Capture
+
+        assert self.session is not None
+        self.record_stop()
+        with self._display_env():
+            capture = Capture(self.session.display, sink, self.d.display.info.resource_id_base)
+        capture.start()
+        self._capture = capture
+
+    def record_stop(self) -> None:
+        capture, self._capture = self._capture, None
+        if capture is not None:
+            capture.stop()
+
+    def mark_tool_input(self) -> None:
+        if self._capture is not None:
+            from bridge.desktop.x11_record import mark
+
+            mark(self.d)
+
+    def window_at(self, x: int, y: int) -> dict[str, Any] | None:
+        return self.win.top_at(x, y)
+
     # ---- screen ------------------------------------------------------------------------------
 
     def screenshot(self, region: dict[str, int] | None) -> Shot:
@@ -182,6 +222,12 @@ class X11Backend:
     def element(self, ref: str) -> dict[str, Any]:
         return self.a11y().call("element", ref=ref)
 
+    def element_at(self, window: dict[str, Any], x: int, y: int) -> dict[str, Any] | None:
+        return self.a11y().call("hit", window=window, x=x, y=y)
+
+    def focused_element(self, window: dict[str, Any]) -> dict[str, Any] | None:
+        return self.a11y().call("focused", window=window)
+
     def element_action(self, ref: str, prefer: Iterable[str]) -> str:
         return self.a11y().call("action", ref=ref, prefer=list(prefer))
 
@@ -200,6 +246,14 @@ class X11Backend:
 
     def launch(self, argv: list[str], allow: list[str], cwd: str | None) -> dict[str, Any]:
         return self._apps_or_fail().launch(argv, allow, cwd).row()
+
+    def temp_dir(self, prefix: str) -> str:
+        """A private directory that lives as long as this desktop session (a browser profile, say)."""
+        assert self.session is not None
+        path = tempfile.mkdtemp(prefix=prefix, dir=str(self.session.tmp) if self.session.tmp else None)
+        if not self.session.tmp:
+            self._temp.append(path)
+        return path
 
     def apps(self) -> list[dict[str, Any]]:
         return self._apps_or_fail().rows()

@@ -1,5 +1,6 @@
 """The cockpit at `/`: the human's console. Setup, sessions, live activity (the audit trace over SSE), the inbox
-composer, and questions and consent prompts answered from here.
+composer, questions and consent prompts answered from here, and the desktop (a live view, and the switch that grants
+input on an attached display).
 
 Protection, besides the global Host/Origin rules: the page sets an HttpOnly, SameSite=Strict cookie holding a
 random per-process key (named for the port); every action is a POST that needs that cookie and the bridge's own
@@ -13,6 +14,7 @@ import asyncio
 import hmac
 import json
 import secrets
+import time
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +25,7 @@ from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Respon
 from starlette.routing import Route
 
 from bridge import __version__, errors
+from bridge.desktop.service import desktop_for, existing_desktop
 from bridge.dispatch import Dispatcher
 from bridge.http import HTTPError, error_response, read_body
 from bridge.questions import Question
@@ -37,6 +40,7 @@ HEADERS = {"Content-Security-Policy": CSP, "X-Frame-Options": "DENY", "X-Content
 #: Seconds between state refreshes when nothing happens (expiry countdowns, last-seen times).
 TICK = 2.0
 MAX_ACTION_BODY = 64 * 1024
+MAX_CONSENT_MINUTES = 240
 TOKEN_MARK = "@@DBG_TOKEN@@"
 
 _templates = jinja2.Environment(
@@ -124,7 +128,26 @@ def snapshot(d: Dispatcher) -> dict[str, Any]:
         "pages": d.registry.page_rows(),
         "questions": sorted(questions, key=lambda q: q["created"]),
         "agent": {"seen": seen is not None, "lastSeen": seen, "toolCalls": d.audit.tool_calls},
+        "desktop": desktop_state(d),
     }
+
+
+def desktop_state(d: Dispatcher) -> dict[str, Any]:
+    """The Desktop tab: which display, whether it runs, whether input is allowed (and until when), a recording.
+    Reads attributes only: showing the cockpit never starts a desktop."""
+    settings = d.settings
+    if not settings.desktop_enabled:
+        return {"enabled": False}
+    desk = existing_desktop(d)
+    attached = settings.desktop_display != "private"
+    session = getattr(desk.backend, "session", None) if desk is not None else None
+    rec = desk.recording.status() if desk is not None and desk.recording is not None else None
+    if rec is not None:
+        rec.pop("seconds")  # changes on every read; the page shows `since` (the state must stay put while idle)
+    return {"enabled": True, "mode": "attached" if attached else "private", "running": session is not None,
+            "display": settings.desktop_display if attached else getattr(session, "display", None),
+            "input": desk.consent_state() if desk is not None else {"granted": not attached, "until": None},
+            "recording": rec}
 
 
 def _question_row(q: Question) -> dict[str, Any]:
@@ -241,6 +264,62 @@ async def events(request: Request) -> Response:
     return EventSourceResponse(stream(), ping=15, headers=HEADERS)
 
 
+# ---- the desktop: live view and input consent -------------------------------------------------------------
+
+
+async def desktop_png(request: Request) -> Response:
+    """A PNG of the whole desktop the bridge works on, for the Desktop tab (the cockpit's cookie only)."""
+    refused = _refused(request)
+    if refused is not None:
+        return refused
+    d: Dispatcher = request.app.state.dispatcher
+    desk = existing_desktop(d) if d.settings.desktop_enabled else None
+    if desk is None or desk.backend is None:
+        return error_response(409, "desktop_not_running", "The desktop starts with the agent's first desktop_* call.",
+                              headers=HEADERS)
+    try:
+        shot = await asyncio.to_thread(desk.call_running, lambda b: b.screenshot(None), 10)
+    except Exception as exc:  # noqa: BLE001 - stopped or restarting meanwhile: the page tries again
+        return error_response(409, getattr(exc, "code", "desktop_error"), str(exc).split("] ", 1)[-1],
+                              headers=HEADERS)
+    return Response(shot.png, media_type="image/png", headers=HEADERS)
+
+
+async def desktop_consent(d: Dispatcher, data: dict[str, Any], request: Request) -> dict[str, Any]:
+    """Grant the agent input on an attached display for some minutes, or revoke it (a human action)."""
+    settings = d.settings
+    if not settings.desktop_enabled:
+        raise HTTPError(404, "desktop_disabled", "The desktop tools are turned off (desktop_enabled=false).")
+    if settings.desktop_display == "private":
+        raise HTTPError(409, "private_desktop", "The private desktop needs no consent: input there touches nothing "
+                                                "of yours.")
+    granted = data.get("granted")
+    if not isinstance(granted, bool):
+        raise HTTPError(400, "bad_request", "'granted' must be true or false.")
+    desk = desktop_for(d)
+    display = settings.desktop_display
+    if granted:
+        minutes = data.get("minutes", 10)
+        if not isinstance(minutes, int) or isinstance(minutes, bool) or not 1 <= minutes <= MAX_CONSENT_MINUTES:
+            raise HTTPError(400, "bad_request", f"'minutes' must be a whole number from 1 to {MAX_CONSENT_MINUTES}.")
+        desk.grant_consent(True, minutes * 60)
+        d.audit.human("cockpit", None, action="desktop input granted", display=display, minutes=minutes)
+        _spawn(_consent_expiry(d, desk, desk.consent_until))
+    else:
+        desk.grant_consent(False)
+        d.audit.human("cockpit", None, action="desktop input revoked", display=display)
+    return {"input": desk.consent_state()}
+
+
+async def _consent_expiry(d: Dispatcher, desk: Any, until: float | None) -> None:
+    """Note in the audit log when a grant runs out (unless it was revoked or renewed first)."""
+    if until is None:
+        return
+    await asyncio.sleep(max(0.0, until - time.time()) + 0.05)
+    if desk.consent_until == until and not desk.input_allowed:
+        d.audit.human("cockpit", None, action="desktop input expired", display=d.settings.desktop_display)
+
+
 # ---- actions ------------------------------------------------------------------------------------------------
 
 
@@ -338,5 +417,7 @@ routes = [
     Route("/cockpit/answer", _action(answer), methods=["POST"]),
     Route("/cockpit/highlight", _action(highlight), methods=["POST"]),
     Route("/cockpit/forget", _action(forget), methods=["POST"]),
+    Route("/cockpit/desktop.png", desktop_png, methods=["GET"]),
+    Route("/cockpit/desktop/consent", _action(desktop_consent), methods=["POST"]),
     Route("/cockpit/{name}", asset, methods=["GET"]),
 ]

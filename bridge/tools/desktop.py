@@ -18,8 +18,9 @@ from typing import Annotated, Any, Literal
 from mcp.types import CallToolResult, ImageContent, TextContent
 from pydantic import BaseModel, ConfigDict, Field
 
-from bridge.desktop import actions
+from bridge.desktop import actions, recording
 from bridge.desktop.actions import Target
+from bridge.desktop.browser import browser_argv, check_url
 from bridge.desktop.errors import DesktopError
 from bridge.desktop.keys import parse_chord
 from bridge.desktop.selectors import Selector
@@ -60,7 +61,7 @@ async def _run(d: Dispatcher, fn: Any, timeout: float = 60, acting_as: str | Non
     if acting_as is not None:
         desk.require_input(acting_as)
     try:
-        return await desk.run(fn, timeout)
+        return await desk.run(fn, timeout, acting=acting_as is not None)
     except BridgeError:
         raise
     except TimeoutError:
@@ -81,13 +82,17 @@ def _target(target: Selector | None = None, ref: str | None = None, text: str | 
 
 async def desktop_status(d: Dispatcher) -> dict[str, Any]:
     """The desktop the tools work on: backend, display (private or attached), screen size and scale, window manager,
-    whether accessibility and OCR are available, whether input is allowed, launched apps and the launch allowlist.
-    Starts the private desktop if it is not running yet."""
+    whether accessibility and OCR are available, whether input is allowed (and until when), launched apps, the launch
+    allowlist and browser, and the recording under way. Starts the private desktop if it is not running yet."""
     desk = _desktop(d)
     info = await _run(d, lambda b: {**b.info(), "windows": len(b.windows()), "apps": len(b.apps())})
-    return {"backend": desk.backend_name, **info, "mode": "attached" if desk.attached else "private",
-            "input": "needs the human's consent" if desk.attached and not desk.consent else "allowed",
-            "allow": d.settings.desktop_allow, "session": desk.sessions}
+    out = {"backend": desk.backend_name, **info, "mode": "attached" if desk.attached else "private",
+           "input": "allowed" if desk.input_allowed else "needs the human's consent",
+           "allow": d.settings.desktop_allow, "browser": d.settings.desktop_browser, "session": desk.sessions,
+           "recording": desk.recording.status() if desk.recording is not None else None}
+    if desk.attached and desk.consent_until is not None and desk.input_allowed:
+        out["inputUntil"] = round(desk.consent_until, 3)
+    return out
 
 
 async def desktop_launch_app(
@@ -105,6 +110,12 @@ async def desktop_launch_app(
     app = await _run(d, lambda b: b.launch(argv, allow, cwd), acting_as="Launching an app")
     if not wait:
         return {"app": app, "windows": []}
+    return await _app_window(d, app, argv[0], timeout, ACCESSIBLE_GRACE)
+
+
+async def _app_window(d: Dispatcher, app: dict[str, Any], program: str, timeout: float,
+                      grace: float) -> dict[str, Any]:
+    """Wait (bounded) until a launched app shows a window, and up to `grace` s more for its accessibility tree."""
     pid = app["pid"]
     started = time.monotonic()
     deadline = started + timeout
@@ -127,18 +138,47 @@ async def desktop_launch_app(
         if wins:
             # toolkits register with AT-SPI around the time they map a window: give it a moment (Tk never does)
             seen_window = seen_window or time.monotonic()
-            if accessible or time.monotonic() - seen_window > ACCESSIBLE_GRACE:
+            if accessible or time.monotonic() - seen_window >= grace:
                 return {"app": row or app, "windows": wins, "accessible": accessible,
                         "ms": round((time.monotonic() - started) * 1000)}
         if row is not None and not row["running"]:
             log = await _run(d, lambda b: b.app_log(pid))
-            raise DesktopError(f"{argv[0]} exited with code {row.get('exitCode')} before showing a window. Its output "
+            raise DesktopError(f"{program} exited with code {row.get('exitCode')} before showing a window. Its output "
                                f"ends with:\n{log[-1200:] or '(nothing)'}", code="app_exited")
         if time.monotonic() > deadline:
-            raise DesktopError(f"{argv[0]} (pid {pid}) runs but showed no window within {timeout:g} s. It keeps "
+            raise DesktopError(f"{program} (pid {pid}) runs but showed no window within {timeout:g} s. It keeps "
                                "running: call desktop_wait_for_window, or desktop_quit_app to stop it.",
                                code="wait_timeout")
         await asyncio.sleep(0.05)
+
+
+async def desktop_open_url(
+    d: Dispatcher,
+    url: Annotated[str, Field(min_length=1, max_length=8000, description="An http:// or https:// URL (nothing else "
+                                                                        "is opened).")],
+    timeout: Timeout = 30,
+) -> dict[str, Any]:
+    """Open a URL in a new browser window on the desktop and wait for the window. The browser is the desktop_browser
+    setting (Chromium by default, with a throwaway profile and its web content in the accessibility tree); it runs
+    as argv, never through a shell, and must be on the desktop_allow list like any launched app."""
+    url = check_url(url)
+    program = d.settings.desktop_browser
+    allow = list(d.settings.desktop_allow)
+
+    def launch(b: Any) -> dict[str, Any]:
+        argv = browser_argv(program, url, b.temp_dir("browser-"))
+        try:
+            return b.launch(argv, allow, None)
+        except DesktopError as exc:
+            if exc.code != "not_allowed":
+                raise
+            raise DesktopError(f"The browser {program!r} (the desktop_browser setting) is not on the launch allowlist "
+                               f"({', '.join(allow) or 'empty'}). The human adds it with desktop_allow (e.g. "
+                               f"DBG_DESKTOP_ALLOW={program}).", code="not_allowed") from None
+
+    app = await _run(d, launch, acting_as="Opening a URL")
+    out = await _app_window(d, app, program, timeout, 0)
+    return {"url": url, "browser": program, **out}
 
 
 async def desktop_list_apps(d: Dispatcher) -> dict[str, Any]:
@@ -694,9 +734,57 @@ async def desktop_wait_for_element(
 
 
 
+# ---- recording ----------------------------------------------------------------------------------
+
+
+async def desktop_start_recording(
+    d: Dispatcher,
+    maxSeconds: Annotated[float, Field(gt=0, le=recording.MAX_SECONDS, description="Stop by itself after this many "
+                                                                                   "seconds.")] = 120,
+) -> dict[str, Any]:
+    """Start recording the input a human gives the desktop (clicks, typing, hotkeys, window switches), to replay it
+    later as desktop_* tool calls. Time-limited; kept in memory only. Input sent by the bridge's own tools is left
+    out, and text typed into password fields is never kept. Stop with desktop_stop_recording."""
+    desk = _desktop(d)
+    desk.require_input("Recording the human's input")
+    if desk.recording is not None and desk.recording.active_now:
+        raise DesktopError("A recording is already running: stop it with desktop_stop_recording first.",
+                           code="recording_active")
+    rec = desk.recording = recording.Recording(desk.submit_running, maxSeconds, allowed=lambda: desk.input_allowed)
+    try:  # the slot is taken before the first await: a second start meanwhile is refused
+        await _run(d, rec.begin)
+    except BaseException:
+        if desk.recording is rec:
+            desk.recording = None
+        raise
+    return {"recording": True, "maxSeconds": maxSeconds, "since": round(rec.started_at, 3),
+            "hint": "Let the human act on the desktop, then call desktop_stop_recording for the steps."}
+
+
+async def desktop_stop_recording(
+    d: Dispatcher,
+    save: Annotated[bool, Field(description="Also write the steps as JSON into the bridge's config dir "
+                                            "(recordings/); by default nothing is written to disk.")] = False,
+) -> dict[str, Any]:
+    """Stop the recording (if its time limit has not already) and return its steps: a list of {tool, arguments}
+    ready to replay in order, each with `method` (accessibility: a selector {role, name} scoped to its window by
+    title; coordinates: x,y, saying why) and `at` (seconds into the recording)."""
+    desk = _desktop(d)
+    rec = desk.recording
+    if rec is None:
+        raise DesktopError("Nothing was recorded: call desktop_start_recording first.", code="not_recording")
+    out = await asyncio.to_thread(rec.stop)
+    if desk.recording is rec:
+        desk.recording = None
+    if save:
+        out["file"] = str(await asyncio.to_thread(recording.save, d.settings.config_dir, out))
+    return out
+
+
 TOOLS = [
     Tool(desktop_status, read_only("Desktop status")),
     Tool(desktop_launch_app, acting("Launch a desktop app", destructive=False)),
+    Tool(desktop_open_url, acting("Open a URL in a desktop browser", destructive=False)),
     Tool(desktop_list_apps, read_only("List desktop apps")),
     Tool(desktop_quit_app, acting("Quit a desktop app")),
     Tool(desktop_list_windows, read_only("List desktop windows")),
@@ -717,4 +805,6 @@ TOOLS = [
     Tool(desktop_find_elements, read_only("Find desktop elements")),
     Tool(desktop_wait_for_window, read_only("Wait for a window")),
     Tool(desktop_wait_for_element, read_only("Wait for a desktop element")),
+    Tool(desktop_start_recording, acting("Start recording desktop input", destructive=False)),
+    Tool(desktop_stop_recording, acting("Stop recording desktop input", destructive=False)),
 ]

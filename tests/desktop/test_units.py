@@ -104,7 +104,7 @@ def test_desktop_settings_come_from_env_and_flags_and_are_checked(tmp_path):
 
 def test_turning_the_family_off_unregisters_its_tools():
     desktop = {t.name for t in TOOLS if t.name.startswith("desktop_")}
-    assert len(desktop) == 22
+    assert len(desktop) == 25
     assert desktop <= {t.name for t in enabled_tools(Settings())}
     assert not desktop & {t.name for t in enabled_tools(Settings(desktop_enabled=False))}
     kinds = {t.name: t.annotations for t in TOOLS if t.name in desktop}
@@ -121,3 +121,151 @@ def test_importing_the_tools_loads_no_platform_library():
             "print([m for m in sys.modules if m.split('.')[0] in ('Xlib', 'gi', 'mss')])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_open_url_takes_http_urls_only_and_builds_a_throwaway_profile_argv():
+    from bridge.desktop.browser import browser_argv, check_url
+
+    assert check_url(" https://example.com/a?b=1 ") == "https://example.com/a?b=1"
+    for bad in ("file:///etc/passwd", "javascript:alert(1)", "about:blank", "http://", "http://a b", "-x",
+                "http://a\nb", "chrome://version"):
+        with pytest.raises(DesktopError) as info:
+            check_url(bad)
+        assert info.value.code == "bad_arguments", bad
+    argv = browser_argv("/usr/bin/chromium", "http://x/", "/tmp/p")
+    assert argv[0] == "/usr/bin/chromium" and argv[-1] == "http://x/" and "--user-data-dir=/tmp/p" in argv
+    assert browser_argv("firefox", "http://x/", "/tmp/p") == ["firefox", "-no-remote", "-new-instance", "-profile",
+                                                              "/tmp/p", "http://x/"]
+    assert browser_argv("surf", "http://x/", "/tmp/p") == ["surf", "http://x/"]
+
+
+def test_keysyms_become_the_key_names_and_characters_the_tools_take():
+    from Xlib import XK
+
+    from bridge.desktop.x11_record import describe_key
+
+    def key(*names: str) -> dict:
+        return describe_key([XK.string_to_keysym(n) for n in names])
+
+    assert key("a", "A") == {"key": "a", "chars": ["a", "A", None, None], "modifier": None}
+    assert key("Return")["key"] == "Enter" and key("Return")["chars"][0] is None
+    assert key("BackSpace")["key"] == "Backspace" and key("Prior")["key"] == "PageUp" and key("F5")["key"] == "F5"
+    assert key("plus")["key"] == "plus" and key("space")["chars"][0] == " "
+    assert key("Control_L")["modifier"] == "ctrl" and key("ISO_Level3_Shift")["modifier"] == "altgr"
+    assert describe_key([0x1002713, 0x1002713])["chars"][:2] == ["✓", "✓"]  # a spare keycode XTest mapped
+
+
+class FakeDesktop:
+    """Just enough of a backend for the recorder: two windows, elements by point, a focused field."""
+
+    def __init__(self) -> None:
+        self.wins = [self.win(1, "Main", True)]
+        self.focused: dict | None = {"ref": "e1", "role": "text", "name": "Name", "window": 1, "states": []}
+        self.nodes = {(10, 10): {"ref": "b1", "role": "push button", "name": "OK", "actions": ["click"], "window": 1,
+                                 "states": []},
+                      (20, 20): {"ref": "e1", "role": "text", "name": "Name", "window": 1, "states": []}}
+
+    @staticmethod
+    def win(wid: int, title: str, active: bool) -> dict:
+        return {"id": wid, "title": title, "pid": 7, "active": active, "mapped": True, "state": ["normal"],
+                "frame": {"x": 0, "y": 0, "width": 500, "height": 500}}
+
+    def windows(self) -> list[dict]:
+        return [dict(w) for w in self.wins]
+
+    def element_at(self, window: dict, x: int, y: int) -> dict | None:
+        node = self.nodes.get((x, y))
+        return {"node": node, "ancestors": []} if node else None
+
+    def focused_element(self, window: dict) -> dict | None:
+        return self.focused
+
+    def candidates(self, **kw: object) -> list[dict]:
+        roles = kw["roles"]
+        return [n for n in self.nodes.values() if n["role"].replace(" ", "") in roles]
+
+    def record_start(self, sink: object) -> None:
+        self.sink = sink
+
+    def record_stop(self) -> None:
+        pass
+
+
+def test_the_recorder_turns_raw_input_into_steps():
+    from concurrent.futures import Future
+
+    from bridge.desktop.recording import Recording
+
+    fake = FakeDesktop()
+
+    def submit(fn):
+        fut: Future = Future()
+        fut.set_result(fn(fake))
+        return fut
+
+    rec = Recording(submit, 30)
+    rec.begin(fake)
+    t = rec.started
+
+    def key(name: str, chars: list | None = None, modifier: str | None = None, down: bool = True) -> None:
+        fake.sink({"kind": "key", "down": down, "key": name, "chars": chars or [None] * 4, "modifier": modifier,
+                   "t": t})
+
+    def press(name: str, ch: str | None = None) -> None:
+        key(name, [ch, ch.upper() if ch else None, None, None])
+        key(name, [ch, None, None, None], down=False)
+
+    def click(x: int, y: int, button: int = 1, dt: float = 0.0) -> None:
+        for down in (True, False):
+            fake.sink({"kind": "button", "down": down, "button": button, "x": x, "y": y, "t": t + dt})
+
+    click(20, 20)  # into the field, then type with a correction
+    for ch in "Bobx":
+        press(ch, ch)
+    press("Backspace")
+    key("Shift_L", modifier="shift")
+    press("1", "1")  # shift held: no character at that level → '1' upper is '1'
+    key("Shift_L", modifier="shift", down=False)
+    press("Tab")
+    press("Tab")  # merged: repeat 2
+    key("Control_L", modifier="ctrl")
+    press("s", "s")
+    key("Control_L", modifier="ctrl", down=False)
+    fake.sink({"kind": "tool", "active": True, "t": t})
+    click(10, 10)  # the bridge's own click: left out
+    fake.sink({"kind": "tool", "active": False, "t": t})
+    click(10, 10, dt=1.0)
+    click(10, 10, dt=1.1)  # a double click
+    click(300, 300, button=3, dt=2.0)  # nothing there: coordinates
+    for button in (5, 5, 4, 5):
+        fake.sink({"kind": "button", "down": True, "button": button, "x": 50, "y": 60, "t": t + 3})
+    fake.wins = [fake.win(1, "Main", False), fake.win(2, "Dialog", True)]  # a window opened and took focus
+    press("Escape")
+    fake.sink({"kind": "button", "down": True, "button": 1, "x": 5, "y": 5, "t": t + 4})
+    fake.sink({"kind": "button", "down": False, "button": 1, "x": 200, "y": 100, "t": t + 4})
+    out = rec.stop()
+    got = [(s["tool"], s["arguments"]) for s in out["steps"]]
+    field = {"role": "text", "name": "Name"}
+    assert got == [
+        ("desktop_click", {"target": field, "window": "Main"}),
+        ("desktop_type_text", {"value": "Bob1", "target": field, "window": "Main"}),
+        ("desktop_press_key", {"key": "Tab", "window": "Main", "repeat": 2}),
+        ("desktop_hotkey", {"keys": "ctrl+s", "window": "Main"}),
+        ("desktop_double_click", {"target": {"role": "push button", "name": "OK"}, "window": "Main"}),
+        ("desktop_right_click", {"x": 300, "y": 300}),
+        ("desktop_scroll", {"x": 50, "y": 60, "dy": 2, "dx": 0}),
+        ("desktop_wait_for_window", {"title": "Dialog", "state": "active"}),
+        ("desktop_press_key", {"key": "Escape", "window": "Dialog"}),
+        ("desktop_drag", {"start": {"x": 5, "y": 5}, "end": {"x": 200, "y": 100}}),
+    ]
+    assert out["endedBy"] == "stop" and out["redacted"] == 0 and out["skipped"] == 0
+
+    # typing into a password field (found by focus) keeps no character
+    fake.focused = {"ref": "p1", "role": "password text", "name": "Password", "window": 2, "states": []}
+    rec = Recording(submit, 30)
+    rec.begin(fake)
+    for ch in "hunter2":
+        press(ch, ch)
+    out = rec.stop()
+    assert [s["arguments"]["value"] for s in out["steps"]] == ["<redacted>"] and out["redacted"] == 1
+    assert "hunter2" not in repr(out) and "hunter2" not in repr(vars(rec))

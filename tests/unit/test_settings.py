@@ -141,3 +141,23 @@ def test_settings_refuse_unknown_fields_and_bad_assignments():
 def test_the_base_url_is_reachable_from_this_machine(host, base, loopback):
     s = Settings(host=host, port=7000)
     assert s.base_url() == base and s.is_loopback is loopback
+
+
+def test_disable_tools_takes_names_globs_and_the_acting_group():
+    from bridge.tools import enabled_tools
+
+    def names(**kw):
+        return {t.name for t in enabled_tools(load_settings(kw, env={}))}
+
+    everything = names()
+    assert "page_exec" in everything and "desktop_click" in everything
+    assert names(disable_tools=["page_exec", "desktop_*"]) == {n for n in everything
+                                                              if n != "page_exec" and not n.startswith("desktop_")}
+    look_only = names(disable_tools=["@acting"])
+    assert "page_snapshot" in look_only and "page_list" in look_only
+    assert not look_only & {"page_exec", "page_act", "page_navigate", "desktop_click", "desktop_type_text"}
+
+
+def test_list_settings_parse_comma_separated_from_the_environment():
+    s = load_settings({}, env={"DBG_DISABLE_TOOLS": "page_exec, desktop_*", "DBG_CONSENT_FOR": "eval,submit"})
+    assert s.disable_tools == ["page_exec", "desktop_*"] and s.consent_for == ["eval", "submit"]

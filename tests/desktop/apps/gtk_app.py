@@ -1,5 +1,5 @@
 """A small GTK3 app for the desktop tests: an entry, Greet/Reset buttons, a label, a dialog, two same-named buttons
-and a slider.
+and a slider (and, with --password, a password entry).
 
 Run with the venv's python (it has PyGObject): `python gtk_app.py [--title TITLE]`.
 """
@@ -16,6 +16,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--title", default="Desktop Test App")
     parser.add_argument("--size", default="420x360")
+    parser.add_argument("--password", action="store_true", help="add a password entry under the name entry")
     args = parser.parse_args()
     width, height = (int(n) for n in args.size.split("x"))
 
@@ -28,6 +29,11 @@ def main() -> None:
     entry = Gtk.Entry()
     entry.get_accessible().set_name("Your name")
     box.pack_start(entry, False, False, 0)
+
+    if args.password:  # only on request: the other tests count this app's controls
+        secret = Gtk.Entry(visibility=False)
+        secret.get_accessible().set_name("Password")
+        box.pack_start(secret, False, False, 0)
 
     label = Gtk.Label(label="Ready")
 
