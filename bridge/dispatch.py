@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Coroutine
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,8 +47,16 @@ class Dispatcher:
                            settings.audit_max_bytes, settings.audit_keep,
                            lambda: [i.secret for i in self.registry.instances.values()])
         self.inbox.hooks.append(self.audit.inbox_item)
+        #: Fire-and-forget work (announcements, re-shown questions); held here so the tasks are not collected.
+        self.background: set[asyncio.Task[Any]] = set()
         #: (consent class, origin) pairs the human allowed for this bridge's lifetime.
         self.approved_origins: set[tuple[str, str]] = set()
+
+    def spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
+        """Run `coro` in the background, keeping a reference until it is done."""
+        task = asyncio.get_running_loop().create_task(coro)
+        self.background.add(task)
+        task.add_done_callback(self.background.discard)
 
     # ---- addressing -----------------------------------------------------------------------
 

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
-from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
@@ -51,12 +49,7 @@ def announce_inbox(server: MCPServer, dispatcher: Dispatcher, bus: InMemorySubsc
         items = [i.as_dict() for i in dispatcher.inbox.items if i.status == "new"][-20:]
         return json.dumps({"unread": items, "cursor": dispatcher.inbox.next_id - 1}, ensure_ascii=False)
 
-    pending: set[asyncio.Task[None]] = set()
-
-    def spawn(coro: Any) -> None:
-        task = asyncio.get_running_loop().create_task(coro)
-        pending.add(task)
-        task.add_done_callback(pending.discard)
+    spawn = dispatcher.spawn
 
     def announce(item: Item) -> None:
         spawn(bus.publish(ResourceUpdated(uri=INBOX_URI)))  # 2026-07-28: subscriptions/listen streams

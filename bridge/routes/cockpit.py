@@ -47,7 +47,6 @@ _templates = jinja2.Environment(
     loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True, undefined=jinja2.StrictUndefined,
     trim_blocks=True, lstrip_blocks=True,
 )
-_background: set[asyncio.Task[Any]] = set()
 
 
 def new_key() -> str:
@@ -304,7 +303,7 @@ async def desktop_consent(d: Dispatcher, data: dict[str, Any], request: Request)
             raise HTTPError(400, "bad_request", f"'minutes' must be a whole number from 1 to {MAX_CONSENT_MINUTES}.")
         desk.grant_consent(True, minutes * 60)
         d.audit.human("cockpit", None, action="desktop input granted", display=display, minutes=minutes)
-        _spawn(_consent_expiry(d, desk, desk.consent_until))
+        d.spawn(_consent_expiry(d, desk, desk.consent_until))
     else:
         desk.grant_consent(False)
         d.audit.human("cockpit", None, action="desktop input revoked", display=display)
@@ -359,7 +358,7 @@ async def answer(d: Dispatcher, data: dict[str, Any], request: Request) -> dict[
         shown = value if isinstance(value, str) else json.dumps(value)
         d.inbox.add("answer", f"{q.text} → {shown[:200]}", page_id,
                     {"questionId": q.id, "answer": value, "via": "cockpit"})
-    _spawn(_dismiss_in_page(d, page_id, q.id))
+    d.spawn(_dismiss_in_page(d, page_id, q.id))
     return {"questionId": q.id, "answered": True}
 
 
@@ -400,12 +399,6 @@ def _known_instance(d: Dispatcher, page_id: str) -> Any:
     if inst is None:
         raise HTTPError(404, "unknown_page", f"No page '{page_id}' is known. The sessions list shows the pages.")
     return inst
-
-
-def _spawn(coro: Any) -> None:
-    task = asyncio.get_running_loop().create_task(coro)
-    _background.add(task)
-    task.add_done_callback(_background.discard)
 
 
 routes = [

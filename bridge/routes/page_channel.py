@@ -96,12 +96,7 @@ def _json(raw: bytes) -> Any:
 
 def _reshow(d: Dispatcher, inst: Instance) -> None:
     if d.questions.open_for(inst.id):
-        task = asyncio.get_running_loop().create_task(show_open_questions(d, inst))
-        _background.add(task)
-        task.add_done_callback(_background.discard)
-
-
-_background: set[asyncio.Task[None]] = set()
+        d.spawn(show_open_questions(d, inst))
 
 
 def handle_up(d: Dispatcher, inst: Instance, msg: protocol.UpMessage) -> bool:
