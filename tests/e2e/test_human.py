@@ -1,6 +1,5 @@
 """The human in the loop, in real Chromium: user_ask in the page, tickets, toasts, consent, picker, inbox, open_file."""
 
-from pathlib import Path
 
 import pytest
 
