@@ -1,6 +1,5 @@
 """The human in the loop, in real Chromium: user_ask in the page, tickets, toasts, consent, picker, inbox, open_file."""
 
-
 import pytest
 
 from tests.support import BridgeProcess, DevServer, McpSession, ok, text_of, wait_until
