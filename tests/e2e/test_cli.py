@@ -5,6 +5,7 @@ import socket
 import subprocess
 import sys
 
+import pytest
 from mcp import Client, StdioServerParameters
 
 from tests.support import ROOT, BridgeProcess, free_port, run_async
@@ -94,5 +95,6 @@ def test_stdio_mcp_starts_a_bridge_when_none_answers_and_stops_it_after(tmp_path
     port = free_port()
     out = _stdio_page_list(port, str(tmp_path), "auto")
     assert out["pages"] == [] and "No page is connected" in out["hint"]
-    with socket.socket() as s:  # the child bridge is gone: the port is free again
-        s.bind(("127.0.0.1", port))
+    # the child bridge is gone: nothing listens there any more (connecting is refused at once)
+    with socket.socket() as s, pytest.raises(ConnectionRefusedError):
+        s.connect(("127.0.0.1", port))
