@@ -30,6 +30,34 @@ CHROMIUM_ARGS = [
 ]
 
 
+#: A page's client is up: use with page.wait_for_function(CONNECTED, timeout=...).
+CONNECTED = "window.__dbg && window.__dbg.status().state === 'connected'"
+
+
+def open_page(context: Any, url: str, timeout_ms: float = 10000) -> Any:
+    """A new tab on `url`, waited (bounded) until its client is connected; `.page_id` holds its host pageId."""
+    page = context.new_page()
+    page.goto(url)
+    page.wait_for_function(CONNECTED, timeout=timeout_ms)
+    page.page_id = page.evaluate("window.__dbg.pageId")
+    return page
+
+
+def stop_group(proc: subprocess.Popen[bytes]) -> None:
+    """Stop a child started with start_new_session=True and its whole process group; always reaps it."""
+    if proc.poll() is None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(5)
+    else:
+        proc.wait()
+
+
 def wait_until(predicate: Callable[[], Any], timeout: float = 10.0, interval: float = 0.02, what: str = "condition") -> Any:
     """Poll `predicate` until it returns something truthy; fail after `timeout` seconds (every wait is bounded)."""
     deadline = time.monotonic() + timeout

@@ -8,7 +8,7 @@ import pytest
 
 from tests.e2e.pageloop import PageLoop
 
-CONNECTED = "window.__dbg && window.__dbg.status().state === 'connected'"
+from tests.support import open_page
 
 
 @pytest.fixture(scope="module")
@@ -22,8 +22,4 @@ def pages() -> Iterator[PageLoop]:
 @pytest.fixture
 def app(context, dev):
     """tests/e2e/pages/app.html (form, list, dialog, shadow DOM) connected in a fresh tab; `.page_id` is set."""
-    page = context.new_page()
-    page.goto(dev.url("/app.html"))
-    page.wait_for_function(CONNECTED, timeout=10000)
-    page.page_id = page.evaluate("window.__dbg.pageId")
-    return page
+    return open_page(context, dev.url("/app.html"))

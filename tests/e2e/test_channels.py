@@ -2,9 +2,8 @@
 
 import pytest
 
-from tests.support import ok
+from tests.support import CONNECTED, ok
 
-CONNECTED = "window.__dbg && window.__dbg.status().state === 'connected'"
 
 BROKEN_WEBSOCKETS = {
     "throws": "window.WebSocket = function () { throw new Error('blocked by a corporate proxy'); };",

@@ -9,9 +9,8 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from tests.support import BridgeProcess, DevServer, McpSession, ok
+from tests.support import CONNECTED, BridgeProcess, DevServer, McpSession, ok
 
-CONNECTED = "window.__dbg && window.__dbg.status().state === 'connected'"
 EVIL_TITLE = "<img src=x onerror=window.__pwned=1>"
 
 

@@ -8,9 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.support import ok, text_of
-
-CONNECTED = "window.__dbg && window.__dbg.status().state === 'connected'"
+from tests.support import CONNECTED, ok, text_of
 
 
 @pytest.fixture(scope="module")

@@ -13,10 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import CHROMIUM, CHROMIUM_ARGS, ok, text_of
+from tests.support import CHROMIUM, CHROMIUM_ARGS, CONNECTED, ok, text_of
 
 EXTENSION = Path(__file__).resolve().parents[2] / "plugins" / "extension"
-CONNECTED = "window.__dbg && window.__dbg.status().state === 'connected'"
 SCALE = 2  # a real devicePixelRatio of 2, so crops must multiply CSS px by it
 RED, GREEN = (255, 0, 0), (0, 160, 0)
 

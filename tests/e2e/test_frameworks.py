@@ -17,11 +17,10 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from tests.e2e.frameworks.vite import APP_FILE, ViteApp
 
-from tests.support import ok, text_of
+from tests.support import CONNECTED, ok, text_of
 
 #: Where each app's counter <button> is written (file, line, column) — what page_source must answer.
 COUNTER_SOURCE = {"react": ("src/App.jsx", 15, 7), "vue": ("src/App.vue", 23, 5), "react-vite8": ("src/App.jsx", 15, 7)}
-CONNECTED = "window.__dbg && window.__dbg.status().state === 'connected'"
 TITLE = {"react": "React app", "vue": "Vue app", "react-vite8": "React app"}
 
 #: Tests about the client and the frameworks run on the Vite 7 apps; tests that depend on Vite run on Vite 8 too.

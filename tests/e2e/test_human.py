@@ -2,9 +2,7 @@
 
 import pytest
 
-from tests.support import BridgeProcess, DevServer, McpSession, ok, text_of, wait_until
-
-CONNECTED = "window.__dbg && window.__dbg.status().state === 'connected'"
+from tests.support import CONNECTED, BridgeProcess, DevServer, McpSession, ok, open_page, text_of, wait_until
 
 
 def question_card(page):
@@ -134,17 +132,9 @@ def strict(tmp_path_factory, browser):
     proc.stop()
 
 
-def open_tab(ctx, dev, path):
-    page = ctx.new_page()
-    page.goto(dev.url(path))
-    page.wait_for_function(CONNECTED, timeout=10000)
-    page.page_id = page.evaluate("window.__dbg.pageId")
-    return page
-
-
 def test_page_exec_waits_for_consent_is_refused_on_denial_and_remembers_an_origin_approval(strict):
     _, dev, mcp, ctx, _, _ = strict
-    page = open_tab(ctx, dev, "/single.html")
+    page = open_page(ctx, dev.url("/single.html"))
     card = page.locator("dbg-human .card.consent")
     denied = mcp.start("page_exec", {"pageId": page.page_id, "code": "document.title"})
     card.wait_for(timeout=10000)
@@ -175,7 +165,7 @@ def test_named_eval_command_cannot_skip_consent(strict):
 
 def test_submitting_a_form_and_leaving_the_origin_ask_first_when_configured(strict):
     _, dev, mcp, ctx, _, _ = strict
-    page = open_tab(ctx, dev, "/app.html")
+    page = open_page(ctx, dev.url("/app.html"))
     card = page.locator("dbg-human .card.consent")
     ok(mcp.call("page_act", {"pageId": page.page_id, "action": "fill", "text": "Customer", "value": "Ada"}))  # no prompt
     submit = mcp.start("page_act", {"pageId": page.page_id, "action": "click", "text": "Place order"})
@@ -199,7 +189,7 @@ def test_submitting_a_form_and_leaving_the_origin_ask_first_when_configured(stri
 
 def test_open_file_runs_the_editor_on_a_confined_path_and_refuses_escapes(strict):
     _, dev, mcp, ctx, root, record = strict
-    page = open_tab(ctx, dev, "/source.html")
+    page = open_page(ctx, dev.url("/source.html"))
     since = ok(mcp.call("inbox"))["cursor"]
     page.keyboard.press("Alt+Shift+KeyP")
     page.hover("#in-card")

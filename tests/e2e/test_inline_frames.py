@@ -1,8 +1,6 @@
 """Frames with no URL of their own (srcdoc, or built by script on about:blank) get the client too."""
 
-from tests.support import ok, wait_until
-
-CONNECTED = "window.__dbg && window.__dbg.status().state === 'connected'"
+from tests.support import CONNECTED, ok, wait_until
 
 
 def test_srcdoc_and_script_built_frames_answer_page_exec(context, dev, mcp):

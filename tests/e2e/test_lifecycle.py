@@ -8,9 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.support import BridgeProcess, DevServer, McpSession, ok, text_of, wait_until
-
-CONNECTED = "window.__dbg && window.__dbg.status().state === 'connected'"
+from tests.support import CONNECTED, BridgeProcess, DevServer, McpSession, ok, text_of, wait_until
 
 
 def _open(context, url: str):

@@ -1,9 +1,7 @@
 """page_wait, page_console and page_navigate in real Chromium: async content, errors, navigation under one pageId."""
 
 
-from tests.support import ok, text_of, wait_until
-
-CONNECTED = "window.__dbg && window.__dbg.status().state === 'connected'"
+from tests.support import CONNECTED, ok, text_of, wait_until
 
 
 def test_wait_returns_when_async_content_appears(app, mcp):

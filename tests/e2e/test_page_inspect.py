@@ -2,17 +2,7 @@
 
 from pathlib import Path
 
-from tests.support import ok, text_of, wait_until
-
-CONNECTED = "window.__dbg && window.__dbg.status().state === 'connected'"
-
-
-def open_page(context, dev, path):
-    page = context.new_page()
-    page.goto(dev.url(path))
-    page.wait_for_function(CONNECTED, timeout=10000)
-    page.page_id = page.evaluate("window.__dbg.pageId")
-    return page
+from tests.support import ok, open_page, text_of, wait_until
 
 
 def test_network_lists_fetch_and_xhr_with_status_and_redacts_secrets(app, mcp):
@@ -50,7 +40,7 @@ def test_wait_for_network_idle(app, mcp):
 
 
 def test_source_comes_from_the_nearest_compile_time_attribute_or_says_unknown(context, dev, mcp):
-    page = open_page(context, dev, "/source.html")
+    page = open_page(context, dev.url("/source.html"))
     found = ok(mcp.call("page_source", {"pageId": page.page_id, "selector": "#in-card"}))
     assert (found["file"], found["line"], found["column"], found["via"]) == ("src/components/Card.jsx", 14, 5, "attribute")
     unknown = ok(mcp.call("page_source", {"pageId": page.page_id, "selector": "#plain"}))
@@ -70,7 +60,7 @@ def test_highlight_outlines_elements_without_blocking_clicks_and_clears(app, mcp
 
 
 def test_snapshot_with_frames_gives_frame_refs_that_page_act_follows(context, dev, mcp):
-    page = open_page(context, dev, "/framed.html")
+    page = open_page(context, dev.url("/framed.html"))
     page.wait_for_function("window.__dbg.status().frames.length === 1 && window.__dbg.status().frames[0].ready",
                            timeout=10000)
     inst = page.page_id.split("/")[0]
@@ -86,7 +76,7 @@ def test_snapshot_with_frames_gives_frame_refs_that_page_act_follows(context, de
 
 
 def test_drag_moves_a_card_with_html5_drag_and_drop(context, dev, mcp):
-    page = open_page(context, dev, "/dnd.html")
+    page = open_page(context, dev.url("/dnd.html"))
     out = ok(mcp.call("page_act", {"pageId": page.page_id, "action": "drag", "text": "Write tests", "to": "#done"}))
     assert out["done"][0]["action"] == "drag"
     assert page.evaluate("document.getElementById('card').parentElement.id") == "done"

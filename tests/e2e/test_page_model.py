@@ -1,9 +1,7 @@
 """page_snapshot, page_find and page_act on a real page: refs, framework-visible values, loud stale refs."""
 
 
-from tests.support import ok, text_of
-
-CONNECTED = "window.__dbg && window.__dbg.status().state === 'connected'"
+from tests.support import CONNECTED, ok, text_of
 
 
 def ref_of(snapshot_text: str, needle: str) -> str:

@@ -15,13 +15,12 @@ from fastapi.responses import HTMLResponse, StreamingResponse
 from flask import Flask, Response
 from werkzeug.serving import make_server
 
-from tests.support import ok, wait_until
+from tests.support import CONNECTED, ok, wait_until
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "plugins" / "python"))
 from dbg_inject import DbgInjectASGI, DbgInjectWSGI  # noqa: E402
 
 PAGE = "<!doctype html><html><head><title>{name} app</title></head><body><h1>{name}</h1></body></html>"
-CONNECTED = "window.__dbg && window.__dbg.status().state === 'connected'"
 
 
 def flask_app(bridge_base: str, enabled: bool) -> Flask:

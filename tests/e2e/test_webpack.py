@@ -3,9 +3,7 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
-import signal
 import subprocess
 import urllib.request
 from collections.abc import Iterator
@@ -13,11 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import free_port, ok, wait_until
+from tests.support import CONNECTED, free_port, ok, stop_group, wait_until
 
 APP = Path(__file__).resolve().parent / "webpack_app"
 CLI = APP / "node_modules" / "webpack-cli" / "bin" / "cli.js"
-CONNECTED = "window.__dbg && window.__dbg.status().state === 'connected'"
 
 
 def installed() -> bool:
@@ -76,15 +73,7 @@ class DevServer:
             return False
 
     def stop(self) -> None:
-        if self.proc.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(self.proc.pid, signal.SIGTERM)
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait(5)
+        stop_group(self.proc)
 
 
 @pytest.fixture(scope="module")

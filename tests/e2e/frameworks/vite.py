@@ -8,19 +8,17 @@ test that edits src/ can never leave the repo's sources changed, and parallel ru
 
 from __future__ import annotations
 
-import contextlib
 import fcntl
 import hashlib
 import os
 import shutil
-import signal
 import subprocess
 import tempfile
 import time
 import urllib.request
 from pathlib import Path
 
-from tests.support import free_port, wait_until
+from tests.support import free_port, stop_group, wait_until
 
 HERE = Path(__file__).resolve().parent
 APPS = {"react": HERE / "react", "vue": HERE / "vue", "react-vite8": HERE / "react-vite8"}
@@ -129,15 +127,5 @@ class ViteApp:
     def stop(self) -> None:
         if self.proc is None:
             return
-        if self.proc.poll() is None:
-            with contextlib.suppress(ProcessLookupError):  # its own group: vite's esbuild child gets it too
-                os.killpg(self.proc.pid, signal.SIGTERM)
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait(5)
-        else:
-            self.proc.wait()
+        stop_group(self.proc)  # its own group: vite's esbuild child goes too
         self.proc = None
