@@ -1,6 +1,6 @@
 """page_snapshot size and time beside Playwright's own aria snapshot, on the same pages in one run.
 
-Pages: tests/e2e/pages/app.html (the model app), the React and Vue apps of tests/e2e/frameworks served by Vite's dev
+Pages: e2e/pages/app.html (the model app), the React and Vue apps of e2e/frameworks served by Vite's dev
 server, and a generated page of 5,000 elements (sections of headings, lists, buttons, labelled inputs, selects,
 checkboxes, links and nested divs). For each page:
 
@@ -180,7 +180,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
                 rows.append(measure("app.html", fresh(dev.url("/app.html")), mcp, reps, warmup))
                 if not args.no_frameworks:
-                    from tests.e2e.frameworks.vite import ViteApp
+                    from e2e.frameworks.vite import ViteApp
 
                     for name in ("react", "vue"):
                         vite = ViteApp(name, work, bridge.client_js()).start()

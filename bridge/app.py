@@ -18,7 +18,8 @@ from bridge.audit import watching_agent
 from bridge.dispatch import Dispatcher
 from bridge.http import error_response
 from bridge.mcp_server import build_server, http_app
-from bridge.routes import cockpit, page_channel, sessions, static
+from bridge.cockpit import routes as cockpit
+from bridge.routes import page_channel, sessions, static
 from bridge.security import GuardMiddleware, Policy, TokenGate
 from bridge.settings import Settings
 

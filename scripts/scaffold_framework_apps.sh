@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Regenerate the framework test apps in tests/e2e/frameworks/<app> from the official create-vite templates, plus a
-# known diff kept in the repo (tests/e2e/frameworks/scaffold/<app>.patch: the test App component, the dbg-bridge
+# Regenerate the framework test apps in e2e/frameworks/<app> from the official create-vite templates, plus a
+# known diff kept in the repo (e2e/frameworks/scaffold/<app>.patch: the test App component, the dbg-bridge
 # plugin in vite.config.js, exact version pins, lint tooling dropped).
 #
 #   scripts/scaffold_framework_apps.sh            rewrite the apps (node_modules kept), then `git diff` shows any drift
@@ -11,11 +11,11 @@
 # resolves the lock file). Not part of ./scripts/test.sh or CI: the committed apps are what the tests use.
 # Each step, per app:
 #   1. npm create vite@<pinned> <app> -- --template <react|vue> --no-interactive   (in a temp folder)
-#   2. git apply tests/e2e/frameworks/scaffold/<app>.patch                           (fails on any mismatch)
+#   2. git apply e2e/frameworks/scaffold/<app>.patch                           (fails on any mismatch)
 #   3. npm install --package-lock-only, starting from the committed package-lock.json (keeps its resolutions)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-FRAMEWORKS=tests/e2e/frameworks
+FRAMEWORKS=e2e/frameworks
 
 # app  create-vite version  template  extra create-vite flags
 APPS=(
@@ -55,7 +55,7 @@ for row in "${APPS[@]}"; do
      </dev/null >"$scratch/$app.log" 2>&1) || { cat "$scratch/$app.log" >&2; exit 1; }
   # 2. the test additions (git apply outside any repository: plain patch semantics, no fuzz)
   git -C "$scratch/$app" apply --whitespace=nowarn "$PWD/$FRAMEWORKS/scaffold/$app.patch"
-  # 3. the lock file, resolved beside the committed app (same depth: file:../../../../plugins/vite must resolve)
+  # 3. the lock file, resolved beside the committed app (same depth: file:../../../plugins/vite must resolve)
   stage="$FRAMEWORKS/.scaffold-$app"
   rm -rf "$stage"
   staged+=("$stage")

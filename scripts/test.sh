@@ -43,10 +43,10 @@ if [ ! -x .tools/node_modules/.bin/tsc ]; then
   npm install --prefix .tools --no-audit --no-fund --silent typescript@5 >/dev/null
 fi
 
-for app in plugins/vite tests/e2e/frameworks/react tests/e2e/frameworks/vue tests/e2e/frameworks/react-vite8 \
-    tests/e2e/webpack_app; do
+for app in plugins/vite e2e/frameworks/react e2e/frameworks/vue e2e/frameworks/react-vite8 \
+    e2e/webpack_app; do
   # the Vite plugin's deps, the real React and Vue apps on Vite 7 and the React app on Vite 8 (Vite dev server) for
-  # tests/e2e/test_frameworks.py, and the webpack 5 app for tests/e2e/test_webpack.py; skipped when up to date.
+  # e2e/test_frameworks.py, and the webpack 5 app for e2e/test_webpack.py; skipped when up to date.
   # The framework apps are committed as generated (scripts/scaffold_framework_apps.sh is not run here: it needs
   # create-vite from the network)
   if [ ! "$app/node_modules/.package-lock.json" -nt "$app/package-lock.json" ]; then

@@ -21,7 +21,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGES = Path(__file__).resolve().parent / "e2e" / "pages"
+PAGES = ROOT / "e2e" / "pages"
 CHROMIUM = os.environ.get("DBG_TEST_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
@@ -87,7 +87,11 @@ def free_port() -> int:
 class BridgeProcess:
     """`dbg-bridge serve` as a child process on a free port, with its own config dir (token file)."""
 
-    def __init__(self, config_dir: Path, *extra: str, port: int = 0, env: dict[str, str] | None = None) -> None:
+    def __init__(self, config_dir: Path, *extra: str, port: int = 0, env: dict[str, str] | None = None,
+                 command: list[str] | None = None, cwd: Path = ROOT) -> None:
+        """`command` replaces `python -m bridge` (e.g. an installed `dbg-bridge` script); `cwd` is where it runs."""
+        self.command = command or [sys.executable, "-m", "bridge"]
+        self.cwd = cwd
         self.config_dir = config_dir
         self.extra = extra
         self.port = port
@@ -101,9 +105,9 @@ class BridgeProcess:
         env = {**os.environ, "DBG_CONFIG_DIR": str(self.config_dir), "PYTHONUNBUFFERED": "1", "DBG_NO_CONSENT": "1",
                **self.env}
         env.pop("DBG_PORT", None)
-        cmd = [sys.executable, "-m", "bridge", "serve", "--port", str(self.port), "--ready-file", str(ready), *self.extra]
+        cmd = [*self.command, "serve", "--port", str(self.port), "--ready-file", str(ready), *self.extra]
         with open(self.log, "ab") as log:
-            self.proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+            self.proc = subprocess.Popen(cmd, cwd=self.cwd, env=env, stdout=log, stderr=subprocess.STDOUT)
         wait_until(lambda: ready.exists() and ready.read_text() or self.proc.poll() is not None, 20, what="bridge start")
         if self.proc.poll() is not None:
             raise RuntimeError(f"bridge exited with {self.proc.returncode}:\n{self.log.read_text()[-3000:]}")
@@ -138,7 +142,7 @@ class BridgeProcess:
 
 
 class _PageHandler(http.server.SimpleHTTPRequestHandler):
-    """Serves tests/e2e/pages with {{CLIENT}} replaced by the bridge's client URL (query `channel=` passes on).
+    """Serves e2e/pages with {{CLIENT}} replaced by the bridge's client URL (query `channel=` passes on).
 
     A page named *.csp.html is served with a Content-Security-Policy that forbids eval.
     """

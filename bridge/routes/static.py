@@ -1,4 +1,4 @@
-"""The injected client and the built-in demo app (the cockpit at / lives in cockpit.py)."""
+"""The injected client (assembled from its parts in `bridge.inject`) and the built-in demo app."""
 
 from __future__ import annotations
 
@@ -9,22 +9,22 @@ from starlette.responses import FileResponse, Response
 from starlette.routing import Route
 
 from bridge.http import error_response
+from bridge.inject import client_script
 
-STATIC = Path(__file__).resolve().parent.parent / "static"
-CLIENT = Path(__file__).resolve().parents[2] / "inject" / "dbg_client.js"
+DEMO = Path(__file__).resolve().parent.parent / "demo"
 DEMO_PAGES = {"": "index.html", "frame": "frame.html", "nested": "nested.html"}
 NO_CACHE = {"Cache-Control": "no-cache"}
 
 
 async def client_js(request: Request) -> Response:
-    return FileResponse(CLIENT, media_type="text/javascript; charset=utf-8", headers=NO_CACHE)
+    return Response(client_script(), media_type="text/javascript; charset=utf-8", headers=NO_CACHE)
 
 
 async def demo(request: Request) -> Response:
     name = DEMO_PAGES.get(request.path_params.get("name", ""))
     if name is None:
         return error_response(404, "not_found", f"No demo page '{request.path_params['name']}'. Try /demo.")
-    return FileResponse(STATIC / "demo" / name, media_type="text/html; charset=utf-8", headers=NO_CACHE)
+    return FileResponse(DEMO / name, media_type="text/html; charset=utf-8", headers=NO_CACHE)
 
 
 async def favicon(request: Request) -> Response:

@@ -1,24 +1,26 @@
 """The page client mirrors the protocol module and type-checks with tsc --checkJs (no build step)."""
 
+import json
 import re
 import subprocess
 from pathlib import Path
 
 from bridge import protocol
+from bridge.inject import PARTS, client_script
 
 ROOT = Path(__file__).resolve().parents[2]
-CLIENT = (ROOT / "inject" / "dbg_client.js").read_text()
+CLIENT = client_script()
 TSC = ROOT / ".tools" / "node_modules" / ".bin" / "tsc"
 
 
 def _commands_block() -> str:
     start = CLIENT.index("const COMMANDS = {")
-    end = CLIENT.index("\n  };", start)
+    end = CLIENT.index("\n};", start)
     return CLIENT[start:end]
 
 
 def test_client_and_bridge_name_the_same_commands():
-    names = set(re.findall(r"^    async (\w+)\(", _commands_block(), re.M))
+    names = set(re.findall(r"^  async (\w+)\(", _commands_block(), re.M))
     assert names == set(protocol.COMMANDS)
 
 
@@ -37,3 +39,17 @@ def test_client_type_checks_with_tsc_checkjs():
     proc = subprocess.run([str(TSC), "-p", str(ROOT / "inject" / "jsconfig.json")], capture_output=True, text=True,
                           timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_every_part_is_listed_type_checked_and_small():
+    on_disk = {p.name for p in (ROOT / "inject").glob("*.js")}
+    assert on_disk == set(PARTS)
+    assert json.loads((ROOT / "inject" / "jsconfig.json").read_text())["files"] == list(PARTS)
+    for name in PARTS:
+        lines = (ROOT / "inject" / name).read_text().count("\n")
+        assert lines <= 420, f"inject/{name} has {lines} lines: split it by concept"
+
+
+def test_the_served_client_is_one_classic_script_in_one_iife():
+    assert CLIENT.startswith("(function () {") and CLIENT.rstrip().endswith("})();")
+    assert "import " not in CLIENT.split("\n", 3)[1] and "export " not in CLIENT

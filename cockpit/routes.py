@@ -1,0 +1,416 @@
+"""The cockpit at `/`: the human's console. Setup, sessions, live activity (the audit trace over SSE), the inbox
+composer, questions and consent prompts answered from here, and the desktop (a live view, and the switch that grants
+input on an attached display).
+
+Protection, besides the global Host/Origin rules: the page sets an HttpOnly, SameSite=Strict cookie holding a
+random per-process key (named for the port); every action is a POST that needs that cookie and the bridge's own
+Origin (or `Sec-Fetch-Site: same-origin`), and so does the event stream. Responses carry a strict CSP; the page
+renders everything a page or agent supplied as text.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import json
+import secrets
+import time
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from sse_starlette import EventSourceResponse
+from starlette.requests import Request
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from starlette.routing import Route
+
+from bridge import __version__, errors
+from bridge.desktop.service import desktop_for, existing_desktop
+from bridge.dispatch import Dispatcher
+from bridge.http import HTTPError, error_response, read_body
+from bridge.questions import Question
+from bridge.registry import split_page_id
+
+HERE = Path(__file__).resolve().parent
+ASSETS = {"cockpit.js": "text/javascript; charset=utf-8", "cockpit.css": "text/css; charset=utf-8"}
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+       "frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'")
+HEADERS = {"Content-Security-Policy": CSP, "X-Frame-Options": "DENY", "X-Content-Type-Options": "nosniff",
+           "Referrer-Policy": "no-referrer", "Cache-Control": "no-store"}
+#: Seconds between state refreshes when nothing happens (expiry countdowns, last-seen times).
+TICK = 2.0
+MAX_ACTION_BODY = 64 * 1024
+MAX_CONSENT_MINUTES = 240
+TOKEN_MARK = "@@DBG_TOKEN@@"
+
+_templates = jinja2.Environment(
+    loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True, undefined=jinja2.StrictUndefined,
+    trim_blocks=True, lstrip_blocks=True,
+)
+
+
+def new_key() -> str:
+    """The per-process cockpit key (what the cookie holds)."""
+    return secrets.token_urlsafe(32)
+
+
+def cookie_name(port: int) -> str:
+    return f"dbg_cockpit_{port}"
+
+
+# ---- the guard ---------------------------------------------------------------------------------------------
+
+
+def _refused(request: Request) -> Response | None:
+    """None if the request comes from this bridge's own cockpit page; an error response otherwise."""
+    key: str = request.app.state.cockpit_key
+    sent = request.cookies.get(cookie_name(request.app.state.settings.port), "")
+    if not hmac.compare_digest(sent.encode(), key.encode()):
+        return error_response(403, "no_cockpit_key", "This needs the cockpit's cookie: open the cockpit at / (the "
+                                                      "key changes when the bridge restarts, so reload it).",
+                              headers=HEADERS)
+    origin = request.headers.get("origin")
+    fetch_site = request.headers.get("sec-fetch-site")
+    # GuardMiddleware already refused any Origin but the bridge's own; here one of the two must be present.
+    if origin is None and fetch_site != "same-origin":
+        return error_response(403, "bad_origin", "Cockpit actions must come from the cockpit page itself "
+                                                 "(Origin or Sec-Fetch-Site: same-origin).", headers=HEADERS)
+    return None
+
+
+async def _body(request: Request) -> dict[str, Any]:
+    raw = await read_body(request, MAX_ACTION_BODY)
+    try:
+        data = json.loads(raw or b"{}")
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+        raise HTTPError(400, "bad_json", f"Body is not valid JSON: {exc}.") from None
+    if not isinstance(data, dict):
+        raise HTTPError(400, "bad_request", "Body must be a JSON object.")
+    return data
+
+
+def _action(handler: Any) -> Any:
+    """A cockpit POST: guarded, JSON in and out, errors in the one shape."""
+
+    async def endpoint(request: Request) -> Response:
+        refused = _refused(request)
+        if refused is not None:
+            return refused
+        try:
+            out = await handler(request.app.state.dispatcher, await _body(request), request)
+        except HTTPError as exc:
+            return error_response(exc.status, exc.code, exc.message, headers=HEADERS)
+        except errors.BridgeError as exc:
+            return error_response(409, exc.code, str(exc).split("] ", 1)[-1], headers=HEADERS)
+        return JSONResponse(out, headers=HEADERS)
+
+    return endpoint
+
+
+def _str(data: dict[str, Any], name: str, limit: int, required: bool = True) -> str | None:
+    value = data.get(name)
+    if value is None and not required:
+        return None
+    if not isinstance(value, str) or not value.strip() or len(value) > limit:
+        raise HTTPError(400, "bad_request", f"'{name}' must be a non-empty string of at most {limit} characters.")
+    return value
+
+
+# ---- what the page shows -----------------------------------------------------------------------------------
+
+
+def snapshot(d: Dispatcher) -> dict[str, Any]:
+    """Everything the cockpit shows besides the activity feed; never a secret."""
+    questions = [_question_row(q) for q in d.questions.by_id.values() if q.open]
+    seen = d.audit.agent_seen  # any authenticated MCP request, from the first initialize on
+    return {
+        "pages": d.registry.page_rows(),
+        "questions": sorted(questions, key=lambda q: q["created"]),
+        "agent": {"seen": seen is not None, "lastSeen": seen, "toolCalls": d.audit.tool_calls},
+        "desktop": desktop_state(d),
+    }
+
+
+def desktop_state(d: Dispatcher) -> dict[str, Any]:
+    """The Desktop tab: which display, whether it runs, whether input is allowed (and until when), a recording.
+    Reads attributes only: showing the cockpit never starts a desktop."""
+    settings = d.settings
+    if not settings.desktop_enabled:
+        return {"enabled": False}
+    desk = existing_desktop(d)
+    attached = settings.desktop_display != "private"
+    session = getattr(desk.backend, "session", None) if desk is not None else None
+    rec = desk.recording.status() if desk is not None and desk.recording is not None else None
+    if rec is not None:
+        rec.pop("seconds")  # changes on every read; the page shows `since` (the state must stay put while idle)
+    return {"enabled": True, "mode": "attached" if attached else "private", "running": session is not None,
+            "display": settings.desktop_display if attached else getattr(session, "display", None),
+            "input": desk.consent_state() if desk is not None else {"granted": not attached, "until": None},
+            "recording": rec}
+
+
+def _question_row(q: Question) -> dict[str, Any]:
+    return {**q.frame(), "pageId": f"{q.instance_id}/host", "created": round(q.created, 3)}
+
+
+def client_configs(mcp_url: str, auth: bool) -> list[dict[str, str]]:
+    """Ready-to-paste MCP client configs; TOKEN_MARK stands where the token goes (shown only on request)."""
+    header = {"Authorization": f"Bearer {TOKEN_MARK}"} if auth else {}
+    claude = f"claude mcp add --transport http dbg-bridge {mcp_url}"
+    if auth:
+        claude += f' --header "Authorization: Bearer {TOKEN_MARK}"'
+    cursor = {"mcpServers": {"dbg-bridge": {"url": mcp_url, **({"headers": header} if header else {})}}}
+    vscode = {"servers": {"dbg-bridge": {"type": "http", "url": mcp_url, **({"headers": header} if header else {})}}}
+    return [
+        {"id": "claude", "name": "Claude Code", "where": "run in a terminal", "text": claude},
+        {"id": "cursor", "name": "Cursor", "where": "~/.cursor/mcp.json", "text": json.dumps(cursor, indent=2)},
+        {"id": "vscode", "name": "VS Code", "where": ".vscode/mcp.json", "text": json.dumps(vscode, indent=2)},
+        {"id": "stdio", "name": "Clients that start a command", "where": "stdio", "text": "dbg-bridge mcp"},
+    ]
+
+
+async def page(request: Request) -> Response:
+    d: Dispatcher = request.app.state.dispatcher
+    settings = d.settings
+    base = settings.base_url()
+    state = snapshot(d)
+    html = _templates.get_template("cockpit.html").render(
+        base=base, version=__version__, state=state, token_mark=TOKEN_MARK,
+        configs=client_configs(base + "/mcp", request.app.state.token is not None),
+        auth=request.app.state.token is not None, settings=settings,
+        audit_path=None if d.audit.path is None else _tilde(d.audit.path),
+        started=request.app.state.started,
+    )
+    response = HTMLResponse(html, headers=HEADERS)
+    response.set_cookie(cookie_name(settings.port), request.app.state.cockpit_key, httponly=True, samesite="strict",
+                        path="/")
+    return response
+
+
+def _tilde(path: Path) -> str:
+    try:
+        return "~/" + str(path.relative_to(Path.home()))
+    except ValueError:
+        return str(path)
+
+
+async def asset(request: Request) -> Response:
+    name = request.path_params["name"]
+    if name not in ASSETS:
+        return error_response(404, "not_found", f"No cockpit file '{name}'.", headers=HEADERS)
+    return FileResponse(HERE / "static" / name, media_type=ASSETS[name],
+                        headers={**HEADERS, "Cache-Control": "no-cache"})
+
+
+async def ping(request: Request) -> Response:
+    """204 while the cookie is good (the page uses it to tell 'bridge away' from 'bridge restarted')."""
+    return _refused(request) or Response(status_code=204, headers=HEADERS)
+
+
+# ---- live: state and the audit trace over SSE ----------------------------------------------------------------
+
+
+def _after(last: str | None, run: str) -> int:
+    """The sequence number a reconnecting EventSource saw last (0: replay everything we still hold)."""
+    if not last or ":" not in last:
+        return 0
+    last_run, _, seq = last.partition(":")
+    return int(seq) if last_run == run and seq.isdigit() else 0
+
+
+async def events(request: Request) -> Response:
+    refused = _refused(request)
+    if refused is not None:
+        return refused
+    d: Dispatcher = request.app.state.dispatcher
+    audit = d.audit
+    queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue(maxsize=2000)
+    audit.listeners.append(queue)
+    after = _after(request.headers.get("last-event-id"), audit.run)
+
+    def audit_event(rec: dict[str, Any]) -> dict[str, str]:
+        return {"event": "audit", "id": rec["id"], "data": json.dumps(rec, ensure_ascii=False, default=str)}
+
+    async def stream() -> Any:
+        try:
+            shown = json.dumps(snapshot(d), default=str)
+            yield {"event": "state", "data": shown}
+            for rec in list(audit.recent):
+                if int(rec["id"].rpartition(":")[2]) > after:
+                    yield audit_event(rec)
+            while True:
+                registry_changed = asyncio.ensure_future(d.registry.changed.wait())
+                got = asyncio.ensure_future(queue.get())
+                try:
+                    await asyncio.wait({registry_changed, got}, timeout=TICK, return_when=asyncio.FIRST_COMPLETED)
+                finally:
+                    registry_changed.cancel()
+                    if not got.done():
+                        got.cancel()
+                records = [got.result()] if got.done() and not got.cancelled() else []
+                while not queue.empty():
+                    records.append(queue.get_nowait())
+                for rec in records:
+                    yield audit_event(rec)
+                state = json.dumps(snapshot(d), default=str)
+                if state != shown:
+                    shown = state
+                    yield {"event": "state", "data": state}
+        finally:
+            if queue in audit.listeners:
+                audit.listeners.remove(queue)
+
+    return EventSourceResponse(stream(), ping=15, headers=HEADERS)
+
+
+# ---- the desktop: live view and input consent -------------------------------------------------------------
+
+
+async def desktop_png(request: Request) -> Response:
+    """A PNG of the whole desktop the bridge works on, for the Desktop tab (the cockpit's cookie only)."""
+    refused = _refused(request)
+    if refused is not None:
+        return refused
+    d: Dispatcher = request.app.state.dispatcher
+    desk = existing_desktop(d) if d.settings.desktop_enabled else None
+    if desk is None or desk.backend is None:
+        return error_response(409, "desktop_not_running", "The desktop starts with the agent's first desktop_* call.",
+                              headers=HEADERS)
+    try:
+        shot = await asyncio.to_thread(desk.call_running, lambda b: b.screenshot(None), 10)
+    except Exception as exc:  # noqa: BLE001 - stopped or restarting meanwhile: the page tries again
+        return error_response(409, getattr(exc, "code", "desktop_error"), str(exc).split("] ", 1)[-1],
+                              headers=HEADERS)
+    return Response(shot.png, media_type="image/png", headers=HEADERS)
+
+
+async def desktop_consent(d: Dispatcher, data: dict[str, Any], request: Request) -> dict[str, Any]:
+    """Grant the agent input on an attached display for some minutes, or revoke it (a human action)."""
+    settings = d.settings
+    if not settings.desktop_enabled:
+        raise HTTPError(404, "desktop_disabled", "The desktop tools are turned off (desktop_enabled=false).")
+    if settings.desktop_display == "private":
+        raise HTTPError(409, "private_desktop", "The private desktop needs no consent: input there touches nothing "
+                                                "of yours.")
+    granted = data.get("granted")
+    if not isinstance(granted, bool):
+        raise HTTPError(400, "bad_request", "'granted' must be true or false.")
+    desk = desktop_for(d)
+    display = settings.desktop_display
+    if granted:
+        minutes = data.get("minutes", 10)
+        if not isinstance(minutes, int) or isinstance(minutes, bool) or not 1 <= minutes <= MAX_CONSENT_MINUTES:
+            raise HTTPError(400, "bad_request", f"'minutes' must be a whole number from 1 to {MAX_CONSENT_MINUTES}.")
+        desk.grant_consent(True, minutes * 60)
+        d.audit.human("cockpit", None, action="desktop input granted", display=display, minutes=minutes)
+        d.spawn(_consent_expiry(d, desk, desk.consent_until))
+    else:
+        desk.grant_consent(False)
+        d.audit.human("cockpit", None, action="desktop input revoked", display=display)
+    return {"input": desk.consent_state()}
+
+
+async def _consent_expiry(d: Dispatcher, desk: Any, until: float | None) -> None:
+    """Note in the audit log when a grant runs out (unless it was revoked or renewed first)."""
+    if until is None:
+        return
+    await asyncio.sleep(max(0.0, until - time.time()) + 0.05)
+    if desk.consent_until == until and not desk.input_allowed:
+        d.audit.human("cockpit", None, action="desktop input expired", display=d.settings.desktop_display)
+
+
+# ---- actions ------------------------------------------------------------------------------------------------
+
+
+async def reveal_token(d: Dispatcher, data: dict[str, Any], request: Request) -> dict[str, Any]:
+    return {"token": request.app.state.token}
+
+
+async def send_message(d: Dispatcher, data: dict[str, Any], request: Request) -> dict[str, Any]:
+    text = _str(data, "text", 8000)
+    page_id = _str(data, "pageId", 64, required=False)
+    if page_id is not None:
+        _known_instance(d, page_id)
+    assert text is not None
+    item = d.inbox.add("message", text, page_id, {"via": "cockpit"})
+    return {"id": item.id}
+
+
+async def answer(d: Dispatcher, data: dict[str, Any], request: Request) -> dict[str, Any]:
+    qid = _str(data, "questionId", 64)
+    q = d.questions.by_id.get(qid or "")
+    if q is None or not q.open:
+        raise HTTPError(409, "not_open", "That question is no longer open (answered in the page, or it expired).")
+    value = data.get("answer")
+    if q.kind == "confirm" and not isinstance(value, bool):
+        raise HTTPError(400, "bad_answer", "A confirm question takes true or false.")
+    if q.kind in ("choice", "consent") and value not in q.choices:
+        raise HTTPError(400, "bad_answer", f"Answer with one of {q.choices}.")
+    if q.kind == "text" and (not isinstance(value, str) or len(value) > 8000):
+        raise HTTPError(400, "bad_answer", "A text question takes a string (at most 8000 characters).")
+    if q.kind == "pick":
+        raise HTTPError(409, "pick_in_page", "A pick question is answered by clicking an element in the page.")
+    settled = d.questions.answer(q.id, None, value, "cockpit")
+    if settled is None:
+        raise HTTPError(409, "not_open", "That question was answered meanwhile.")
+    page_id = f"{q.instance_id}/host"
+    if q.kind != "consent":
+        shown = value if isinstance(value, str) else json.dumps(value)
+        d.inbox.add("answer", f"{q.text} → {shown[:200]}", page_id,
+                    {"questionId": q.id, "answer": value, "via": "cockpit"})
+    d.spawn(_dismiss_in_page(d, page_id, q.id))
+    return {"questionId": q.id, "answered": True}
+
+
+async def _dismiss_in_page(d: Dispatcher, page_id: str, question_id: str) -> None:
+    """The same question may still show in the page: take it off (best effort)."""
+    try:
+        await d.call_page(page_id, "ask", {"dismiss": question_id}, 5)
+    except errors.BridgeError:
+        pass
+
+
+async def highlight(d: Dispatcher, data: dict[str, Any], request: Request) -> dict[str, Any]:
+    page_id = _str(data, "pageId", 64)
+    assert page_id is not None
+    target = d.resolve(page_id)
+    if not target.inst.live:
+        raise HTTPError(409, "page_disconnected", f"Page {page_id} is not connected ({target.inst.state}).")
+    target, _ = await d.call_page(page_id, "highlight", {"selector": ":root", "label": f"dbg-bridge · {page_id}",
+                                                         "durationMs": 2500}, 5)
+    d.audit.human("cockpit", target.page_id, action="highlight")
+    return {"pageId": target.page_id, "highlighted": True}
+
+
+async def forget(d: Dispatcher, data: dict[str, Any], request: Request) -> dict[str, Any]:
+    page_id = _str(data, "pageId", 64)
+    assert page_id is not None
+    inst = _known_instance(d, page_id)
+    if inst.live:
+        raise HTTPError(409, "page_live", f"Page {inst.id} is connected; only a disconnected page can be forgotten.")
+    d.registry.forget(inst)
+    d.audit.human("cockpit", f"{inst.id}/host", action="forget")
+    return {"forgotten": f"{inst.id}/host"}
+
+
+def _known_instance(d: Dispatcher, page_id: str) -> Any:
+    parts = split_page_id(page_id)
+    inst = d.registry.instances.get(parts[0]) if parts else None
+    if inst is None:
+        raise HTTPError(404, "unknown_page", f"No page '{page_id}' is known. The sessions list shows the pages.")
+    return inst
+
+
+routes = [
+    Route("/", page, methods=["GET"]),
+    Route("/cockpit/events", events, methods=["GET"]),
+    Route("/cockpit/ping", ping, methods=["GET"]),
+    Route("/cockpit/token", _action(reveal_token), methods=["POST"]),
+    Route("/cockpit/message", _action(send_message), methods=["POST"]),
+    Route("/cockpit/answer", _action(answer), methods=["POST"]),
+    Route("/cockpit/highlight", _action(highlight), methods=["POST"]),
+    Route("/cockpit/forget", _action(forget), methods=["POST"]),
+    Route("/cockpit/desktop.png", desktop_png, methods=["GET"]),
+    Route("/cockpit/desktop/consent", _action(desktop_consent), methods=["POST"]),
+    Route("/cockpit/{name}", asset, methods=["GET"]),
+]

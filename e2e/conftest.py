@@ -1,0 +1,25 @@
+"""Fixtures shared by the e2e modules: Python fake pages on their own loop, and the model app in a real tab."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from e2e.pageloop import PageLoop
+
+from tests.support import open_page
+
+
+@pytest.fixture(scope="module")
+def pages() -> Iterator[PageLoop]:
+    """FakePages (the page protocol spoken from Python) on a background event loop, per module."""
+    loop = PageLoop()
+    yield loop
+    loop.close()
+
+
+@pytest.fixture
+def app(context, dev):
+    """e2e/pages/app.html (form, list, dialog, shadow DOM) connected in a fresh tab; `.page_id` is set."""
+    return open_page(context, dev.url("/app.html"))

@@ -1,0 +1,128 @@
+// @ts-check
+// dbg-bridge page client, part: boot. Shares one IIFE with the other parts (inject/__init__.py).
+
+/** The same-origin ancestor window that runs the host client, or null when this window is the host. */
+function findHostWindow() {
+  /** @type {Window} */
+  let w = window;
+  /** @type {Window|null} */
+  let host = null;
+  while (w !== w.parent) {
+    try {
+      const p = /** @type {any} */ (w.parent);
+      if (p.origin !== window.origin) break;
+      if (p.__dbg && p.__dbg.role === 'host') host = p;
+      w = p;
+    } catch (_) {
+      break;
+    }
+  }
+  return host;
+}
+
+/** @param {Window|null} w */
+function isSameOriginAncestor(w) {
+  /** @type {Window} */
+  let cur = window;
+  while (cur !== cur.parent) {
+    cur = cur.parent;
+    if (cur === w) return true;
+  }
+  return false;
+}
+
+/**
+ * Build the client for this window: a host (talks to the bridge) or a frame agent (talks to its host).
+ * @param {{bridge?: string, channel?: string, attach?: string, shard?: string}} [config]
+ */
+function createDbgLauncher(config) {
+  const cfg = config || {};
+  const hostWin = findHostWindow();
+  const role = hostWin ? 'frame' : 'host';
+
+  if (role === 'frame') {
+    const ctx = { frameId: '', role: /** @type {'frame'} */ ('frame'), maxResult: 512000 };
+    window.addEventListener('message', async (ev) => {
+      if (ev.origin !== window.origin || !isEnvelope(ev.data) || !isSameOriginAncestor(/** @type {Window} */ (ev.source))) return;
+      const env = ev.data;
+      if (env.type === 'dbg_hello') {
+        /** @type {Window} */ (ev.source).postMessage({ __dbg: 1, type: 'dbg_ready' }, window.origin);
+        return;
+      }
+      if (env.type !== 'dbg_exec') return;
+      ctx.frameId = env._f || '';
+      const payload = env.payload || {};
+      const out = await runLocal(String(payload.command), payload.params || {}, Object.assign({}, ctx, { maxResult: Number(payload.params && payload.params.__maxResult) || ctx.maxResult }));
+      /** @type {Window} */ (ev.source).postMessage({ __dbg: 1, type: 'dbg_exec_result', payload: out, requestId: env.requestId, _f: env._f }, window.origin);
+    });
+    /** @type {Window} */ (hostWin).postMessage({ __dbg: 1, type: 'dbg_ready' }, window.origin);
+    return { version: VERSION, role, commands: COMMANDS, get frameId() { return ctx.frameId; }, status: () => ({ state: 'frame' }) };
+  }
+
+  const client = new BridgeClient((cfg.bridge || BRIDGE).replace(/\/+$/, ''), {
+    channel: cfg.channel || option('channel', 'auto'),
+    attach: cfg.attach || option('attach', 'script'),
+    shard: cfg.shard || option('shard', 'auto'),
+    frames: () => router.frameList(),
+    onExec: (frame) => { void execFrame(frame); },
+  });
+
+  /** @param {ExecFrame} frame */
+  async function execFrame(frame) {
+    const ctx = { frameId: frame.frameId, role: /** @type {'host'} */ ('host'), maxResult: client.maxResult };
+    let out;
+    if (frame.frameId === 'host') out = await runLocal(frame.command, frame.params, ctx);
+    else {
+      const params = Object.assign({}, frame.params, { __maxResult: client.maxResult });
+      out = await router.exec(frame.frameId, frame.command, params, frame.timeout * 1000);
+      if (frame.command === 'screenshot' && out.ok && out.result && out.result.frameBox) {
+        try { out = { ok: true, result: await capture(out.result.frameBox, client.maxResult) }; } catch (e) { out = { ok: false, error: toErrorInfo(e) }; }
+      }
+    }
+    client.send(/** @type {ResultMsg} */ (Object.assign({ type: 'result', requestId: frame.requestId }, out)));
+  }
+
+  window.addEventListener('message', (ev) => router.onMessage(ev));
+  sendUp = (msg) => client.send(msg);
+  // Hotkeys for the human: Alt+Shift+P toggles the element picker, Alt+Shift+M writes to the agent.
+  window.addEventListener('keydown', (ev) => {
+    if (!ev.altKey || !ev.shiftKey) return;
+    if (ev.code === 'KeyP') { ev.preventDefault(); if (human.picking) human.stopPicker(); else human.startPicker(null); }
+    else if (ev.code === 'KeyM') { ev.preventDefault(); human.compose(); }
+  }, true);
+  router.onChange = () => {
+    if (client.state === 'connected') client.send({ type: 'frames', frames: router.frameList(), url: location.href, title: document.title });
+  };
+  window.addEventListener('dbg:status', (ev) => {
+    const detail = /** @type {CustomEvent} */ (ev).detail;
+    if (detail.state === 'connected' && router.onChange) router.onChange();
+    if (EXT_NONCE) ext.post({ type: 'status', state: detail.state, channel: detail.channel || '', pageId: client.pageId ? client.pageId + '/host' : null });
+  });
+  ext.install();
+  window.addEventListener('pagehide', () => client.bye());
+  window.addEventListener('pageshow', (ev) => { if (ev.persisted) void client.connect(); });
+
+  const start = () => { router.scan(); void client.connect(); };
+  if (document.readyState === 'loading') {
+    // Register at once (so the tab is listed early), and rescan frames when the DOM is complete.
+    void client.connect();
+    document.addEventListener('DOMContentLoaded', () => router.scan());
+  } else start();
+
+  return {
+    version: VERSION,
+    role,
+    commands: COMMANDS,
+    get pageId() { return client.pageId ? client.pageId + '/host' : null; },
+    status: () => ({ state: client.state, channel: client.channel, pageId: client.pageId ? client.pageId + '/host' : null, frames: router.frameList() }),
+    connect: () => client.connect(),
+    disconnect: () => client.stop(),
+    pick: () => human.startPicker(null),
+    message: () => human.compose(),
+  };
+}
+
+consoleLog.install();
+net.install();
+/** @type {any} */ (window).createDbgLauncher = createDbgLauncher;
+/** @type {any} */ (window).__dbg = createDbgLauncher();

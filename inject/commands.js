@@ -1,0 +1,271 @@
+// @ts-check
+// dbg-bridge page client, part: COMMANDS: name -> async (params, ctx) => result. Shares one IIFE with the other parts (inject/__init__.py).
+
+const AsyncFunction = Object.getPrototypeOf(async function () {}).constructor;
+
+/** @param {string} code */
+function compile(code) {
+  const expr = code.replace(/[\s;]+$/, '');
+  try {
+    return new AsyncFunction('args', 'return (' + expr + '\n);');
+  } catch (e) {
+    if (!(e instanceof SyntaxError)) throw e;
+  }
+  return new AsyncFunction('args', code);
+}
+
+/** @type {Record<string, Command>} */
+const COMMANDS = {
+  async ping(_params, ctx) {
+    return { pong: true, frameId: ctx.frameId, url: location.href, time: Date.now() };
+  },
+  async location() {
+    return { href: location.href, origin: location.origin, title: document.title, readyState: document.readyState };
+  },
+  async frames(_params, ctx) {
+    if (ctx.role === 'host') return router.frameList();
+    return Array.from(document.querySelectorAll('iframe, frame')).map((el) => ({
+      src: /** @type {HTMLIFrameElement} */ (el).src, crossOrigin: !sameOrigin(/** @type {HTMLIFrameElement} */ (el)),
+    }));
+  },
+  async eval(params, ctx) {
+    const code = String(params.code == null ? '' : params.code);
+    let fn;
+    try {
+      fn = compile(code);
+    } catch (e) {
+      if (e instanceof EvalError || /unsafe-eval|Content Security Policy/i.test(String(/** @type {any} */ (e).message))) {
+        throw new DbgError('csp_blocked', "This page's Content-Security-Policy forbids eval ('unsafe-eval' is not " +
+          'allowed), so code cannot run here. Named commands (ping, location, frames) still work; in development, ' +
+          "add 'unsafe-eval' to script-src to enable page_exec code.");
+      }
+      if (e instanceof SyntaxError) throw new DbgError('syntax_error', 'SyntaxError: ' + e.message + '. Fix the code and retry.');
+      throw e;
+    }
+    return toResult(await fn.call(window, params.args), ctx.maxResult);
+  },
+  async snapshot(params, ctx) {
+    const root = params.root ? target(/^e\d+@/.test(String(params.root)) ? { ref: params.root } : { selector: params.root })
+      : (document.body || document.documentElement);
+    const out = snapshot(root, {
+      depth: params.depth == null ? 64 : Number(params.depth),
+      interactive: !!params.interactiveOnly,
+      maxChars: Number(params.maxChars) || 12000,
+      boxes: !!params.boxes,
+    });
+    refs.snapshots++;
+    let tree = out.text;
+    if (params.includeFrames && ctx.role === 'host' && /\[frame=f\d+\]/.test(tree)) {
+      const lines = [];
+      for (const line of tree.split('\n')) {
+        lines.push(line);
+        const m = /^(\s*)- iframe.*\[frame=(f\d+)\]/.exec(line);
+        if (!m) continue;
+        const sub = await router.exec(m[2], 'snapshot', Object.assign({}, params, { includeFrames: false, __maxResult: ctx.maxResult }), 5000);
+        if (!sub.ok || !sub.result) { lines.push(m[1] + '  - (frame ' + m[2] + ': ' + (sub.error ? sub.error.code : 'no answer') + ')'); continue; }
+        for (const l of String(sub.result.tree).split('\n')) if (l) lines.push(m[1] + '  ' + l.replace(/\[ref=/g, '[ref=' + m[2] + ':'));
+      }
+      tree = lines.join('\n');
+    }
+    return { snapshotId: 's' + refs.snapshots + '@' + DOC_TAG, url: location.href, title: document.title,
+      elements: out.elements, truncated: out.truncated, tree };
+  },
+  async find(params) {
+    const limit = Math.max(1, Math.min(Number(params.limit) || 20, 200));
+    let re = null;
+    if (params.regex) {
+      try { re = new RegExp(String(params.regex), 'i'); } catch (e) {
+        throw new DbgError('bad_regex', 'Invalid regex: ' + /** @type {Error} */ (e).message);
+      }
+    }
+    const text = params.text ? String(params.text).toLowerCase() : '';
+    let pool;
+    try { pool = Array.from(document.querySelectorAll(params.selector ? String(params.selector) : '*')); } catch (e) {
+      throw new DbgError('bad_selector', "'" + params.selector + "' is not a valid CSS selector: " + /** @type {Error} */ (e).message);
+    }
+    const hits = [];
+    let total = 0;
+    for (const el of pool) {
+      if (SKIP_TAGS.has(el.tagName) || hidden(el)) continue;
+      const role = roleOf(el);
+      if (params.role && role !== params.role) continue;
+      const label = nameOf(el, role || 'button') || ownText(el);
+      if (text && !label.toLowerCase().includes(text)) continue;
+      if (re && !re.test(label)) continue;
+      if ((text || re) && !params.role && !role && !ownText(el)) continue; // containers match through their children
+      total++;
+      if (hits.length < limit) {
+        const ctx = el.closest('form,dialog,section,article,li,tr,fieldset,nav,header,footer,[role=dialog]');
+        hits.push({ ref: refs.of(el), role: role || el.tagName.toLowerCase(), name: label,
+          context: ctx && ctx !== el ? clip(/** @type {HTMLElement} */ (ctx).innerText || ctx.textContent || '', 80) : '' });
+      }
+    }
+    return { matches: hits, total, more: total > hits.length };
+  },
+  async act(params) {
+    const batch = Array.isArray(params.actions) && params.actions.length ? params.actions : [params];
+    // trusted: per action, else the call's (real input through the extension instead of synthesized events)
+    const actions = batch.map((/** @type {Record<string, any>} */ a) => Object.assign({}, a, { trusted: a.trusted != null ? !!a.trusted : !!params.trusted }));
+    if (params.dryRun) {
+      // Which of these actions would submit a form (the bridge asks the human first when that needs consent).
+      const submits = [];
+      for (const a of actions) {
+        const el = target(a);
+        const form = /** @type {any} */ (el).form;
+        const kind = String(a.action);
+        const submitButton = /^(BUTTON|INPUT)$/.test(el.tagName) && form &&
+          /^(submit|image)$/i.test(el.getAttribute('type') || (el.tagName === 'BUTTON' ? 'submit' : ''));
+        const enter = kind === 'press' && /(^|\+)Enter$/.test(String(a.key || a.value || 'Enter')) && form && el.tagName === 'INPUT';
+        if (((kind === 'click' || kind === 'dblclick') && submitButton) || enter) {
+          submits.push(refs.of(el) + ' submits ' + (form.getAttribute('action') || location.pathname) + ' (' + (form.getAttribute('method') || 'get') + ')');
+        }
+      }
+      return { submits };
+    }
+    if (actions.some((a) => a.trusted)) requireTrustedInput();
+    const opt = { depth: 64, interactive: false, maxChars: 400000, boxes: false };
+    const body = document.body || document.documentElement;
+    const before = snapshot(body, opt).text;
+    const url = location.href;
+    const done = [];
+    for (const a of actions) {
+      done.push({ action: a.action, ref: await act(a) });
+      await settleBounded();
+    }
+    const after = snapshot(body, opt).text;
+    /** @type {Record<string, any>} */
+    const out = { done, changed: diffLines(before, after) };
+    if (actions.some((a) => !a.trusted)) {
+      out.untrusted = 'events were synthesized in the page (isTrusted=false); trusted: true sends real input through the dbg-bridge extension';
+    }
+    if (actions.some((a) => a.trusted)) out.trusted = 'real input from the browser through the dbg-bridge extension (chrome.debugger): isTrusted=true';
+    if (location.href !== url) out.url = location.href;
+    if (params.snapshot) out.tree = snapshot(body, { depth: 64, interactive: false, maxChars: 12000, boxes: false }).text;
+    return out;
+  },
+  async console(params) {
+    const since = Number(params.since) || 0;
+    const levels = params.level ? new Set(String(params.level).split(',')) : null;
+    const limit = Math.max(1, Math.min(Number(params.limit) || 100, 500));
+    const all = consoleLog.entries.filter((e) => e.seq > since && (!levels || levels.has(e.level)));
+    const page = all.slice(0, limit).map((e) => (params.stack ? e : Object.assign({}, e, { stack: undefined })));
+    return { entries: page, cursor: page.length ? page[page.length - 1].seq : Math.max(since, 0), more: all.length > page.length };
+  },
+  async wait(params) {
+    const timeoutMs = Math.max(0, Number(params.timeout) || 5) * 1000;
+    const state = String(params.state || 'visible');
+    if (params.networkIdle) {
+      return waitFor(() => net.inflight === 0 && Date.now() - net.lastChange >= 500, timeoutMs);
+    }
+    if (params.url) {
+      const want = String(params.url);
+      return waitFor(() => location.href.includes(want) && location.href, timeoutMs);
+    }
+    /** @returns {Element|null} */
+    const find = () => {
+      if (params.ref) {
+        try { return refs.resolve(params.ref); } catch (e) {
+          if (state === 'hidden' && /** @type {any} */ (e).code === 'stale_ref') return null;
+          throw e;
+        }
+      }
+      if (params.selector) return document.querySelector(String(params.selector));
+      if (params.text) {
+        const want = String(params.text).toLowerCase();
+        const w = document.createTreeWalker(document.body || document.documentElement, NodeFilter.SHOW_TEXT);
+        for (let n = w.nextNode(); n; n = w.nextNode()) {
+          const p = n.parentElement;
+          if (p && (n.textContent || '').toLowerCase().includes(want) && !hidden(p)) return p;
+        }
+        return null;
+      }
+      throw new DbgError('bad_arguments', 'Give text, selector, ref or url to wait for.');
+    };
+    return waitFor(() => {
+      const el = find();
+      if (state === 'hidden') return !el || hidden(el);
+      if (!el || hidden(el)) return false;
+      if (state === 'enabled') return !(/** @type {any} */ (el)).disabled && el.getAttribute('aria-disabled') !== 'true' && refs.of(el);
+      return refs.of(el);
+    }, timeoutMs);
+  },
+  async navigate(params) {
+    const action = String(params.action || 'goto');
+    const url = params.url ? new URL(String(params.url), location.href).href : '';
+    if (action === 'goto' && !url) throw new DbgError('bad_arguments', 'goto needs a url.');
+    // Answer first, navigate a moment later: the bridge then waits for this tab to come back under its pageId.
+    setTimeout(() => {
+      if (action === 'reload') location.reload();
+      else if (action === 'back') history.back();
+      else if (action === 'forward') history.forward();
+      else location.href = url;
+    }, 20);
+    return { from: location.href, action, to: url || null };
+  },
+  async network(params) {
+    if (params.id != null) {
+      const e = net.entries.find((x) => x.id === Number(params.id));
+      if (!e) throw new DbgError('no_match', 'No request ' + params.id + ' is kept (only the last ' + net.max + ' are). Call page_network without id.');
+      return { request: e };
+    }
+    const since = Number(params.since) || 0;
+    const limit = Math.max(1, Math.min(Number(params.limit) || 50, 300));
+    const filter = params.filter ? String(params.filter).toLowerCase() : '';
+    const failed = !!params.failedOnly;
+    const pick = net.entries.filter((e) => e.id > since && (!filter || e.url.toLowerCase().includes(filter)) &&
+      (!failed || e.error || (e.status != null && e.status >= 400)));
+    const rows = pick.slice(0, limit).map((e) => ({ id: e.id, kind: e.kind, method: e.method, url: clip(e.url, 300), status: e.status,
+      ms: e.ms, size: e.responseSize, error: e.error, pending: e.ms == null || undefined }));
+    /** @type {Record<string, any>} */
+    const out = { requests: rows, cursor: rows.length ? rows[rows.length - 1].id : since, more: pick.length > rows.length, inflight: net.inflight };
+    if (params.resources) out.resources = net.resources().filter((r) => !filter || r.url.toLowerCase().includes(filter)).slice(0, limit);
+    return out;
+  },
+  async source(params) {
+    let el;
+    if (params.ref || params.selector) el = target(params);
+    else el = /** @type {any} */ (window).__dbgSelected;
+    if (!el) throw new DbgError('bad_target', 'Give ref or selector (no element has been selected by the human yet).');
+    return Object.assign({ ref: refs.of(el), element: describeElement(el) }, sourceOf(el));
+  },
+  async highlight(params) {
+    if (params.clear) return { cleared: overlay.clear() };
+    const list = Array.isArray(params.refs) ? params.refs.map((/** @type {string} */ r) => refs.resolve(r)) : [];
+    if (params.selector) {
+      try { list.push(...Array.from(document.querySelectorAll(String(params.selector))).slice(0, 50)); } catch (e) {
+        throw new DbgError('bad_selector', "'" + params.selector + "' is not a valid CSS selector.");
+      }
+    }
+    if (!list.length) throw new DbgError('no_match', 'Nothing to highlight: give refs or a selector that matches.');
+    overlay.show(list, String(params.label || ''), Number(params.durationMs) || 0);
+    return { highlighted: list.map((el) => refs.of(el)) };
+  },
+  async ask(params, ctx) {
+    if (ctx.role !== 'host') throw new DbgError('bad_target', 'Questions are shown in the tab (host), not in a frame.');
+    return human.ask(/** @type {any} */ (params));
+  },
+  async notify(params) {
+    return human.notify(/** @type {any} */ (params));
+  },
+  async screenshot(params, ctx) {
+    const box = params.ref || params.selector ? await visibleBox(target({ ref: params.ref, selector: params.selector })) : null;
+    // a same-origin frame hands its box (in the host's viewport) to the host, which talks to the extension
+    if (ctx.role === 'frame') return { frameBox: toHostBox(box || { x: 0, y: 0, width: innerWidth, height: innerHeight }) };
+    return capture(box, ctx.maxResult);
+  },
+};
+
+/** Run one command here (in this window) and package the outcome. @returns {Promise<{ok: boolean, result?: any, error?: ErrorInfo}>} */
+async function runLocal(/** @type {string} */ name, /** @type {Record<string, any>} */ params, /** @type {CommandContext} */ ctx) {
+  const cmd = Object.prototype.hasOwnProperty.call(COMMANDS, name) ? COMMANDS[name] : null;
+  if (!cmd) {
+    return { ok: false, error: { code: 'unknown_command', message: "Unknown command '" + name + "'. Known: " + Object.keys(COMMANDS).join(', ') + '.' } };
+  }
+  try {
+    const result = await cmd(params || {}, ctx);
+    // eval renders its own result; a screenshot is one long base64 string, capped in capture()
+    return { ok: true, result: name === 'eval' || (name === 'screenshot' && ctx.role === 'host') ? result : toResult(result, ctx.maxResult) };
+  } catch (e) {
+    return { ok: false, error: toErrorInfo(e) };
+  }
+}

@@ -1,0 +1,56 @@
+// @ts-check
+// dbg-bridge page client, part: source lookup: compile-time attributes, then framework debug info. Shares one IIFE with the other parts (inject/__init__.py).
+
+/** @param {string} spec 'path:line:col' */
+function parseLoc(spec) {
+  const m = /^(.*?):(\d+)(?::(\d+))?$/.exec(String(spec));
+  return m ? { file: m[1], line: Number(m[2]), column: m[3] ? Number(m[3]) : null } : { file: String(spec), line: null, column: null };
+}
+
+/** The first app frame of a stack (not node_modules, not Vite's or React's internals). @param {string} stack */
+function appFrame(stack) {
+  for (const line of String(stack || '').split('\n')) {
+    const m = /\(?((?:https?|file):\/\/[^\s)]+?):(\d+):(\d+)\)?\s*$/.exec(line);
+    if (!m || /node_modules|\/@vite\/|\/@react-refresh|react-dom|react_jsx|chunk-|dbg_client\.js/.test(m[1])) continue;
+    let file = m[1];
+    try { const u = new URL(file); file = u.pathname; } catch (_) { /* keep */ }
+    return { file, line: Number(m[2]), column: Number(m[3]) };
+  }
+  return null;
+}
+
+/** @param {Element} el */
+function sourceOf(el) {
+  /** @type {{file: string, line: number|null, column: number|null}|null} */
+  let loc = null;
+  let via = 'unknown';
+  /** @type {string[]} */
+  const components = [];
+  const attr = el.closest('[data-dbg-source]');
+  if (attr) { loc = parseLoc(attr.getAttribute('data-dbg-source') || ''); via = 'attribute'; }
+  const anyEl = /** @type {any} */ (el);
+  const fiberKey = Object.keys(anyEl).find((k) => k.startsWith('__reactFiber$') || k.startsWith('__reactInternalInstance$'));
+  if (fiberKey) {
+    for (let f = anyEl[fiberKey]; f; f = f.return) {
+      const t = f.type;
+      const name = t && typeof t !== 'string' ? (t.displayName || t.name || (t.render && (t.render.displayName || t.render.name))) : '';
+      if (name && components[components.length - 1] !== name) components.push(name);
+      if (!loc && f._debugSource) { loc = { file: f._debugSource.fileName, line: f._debugSource.lineNumber, column: f._debugSource.columnNumber || null }; via = 'react'; }
+      if (!loc && f._debugStack && f._debugStack.stack) { const fr = appFrame(f._debugStack.stack); if (fr) { loc = fr; via = 'react'; } }
+    }
+    if (via === 'unknown' && components.length) via = 'react';
+  }
+  let vue = anyEl.__vueParentComponent;
+  if (vue) {
+    if (!loc && vue.type && vue.type.__file) { loc = { file: vue.type.__file, line: null, column: null }; via = 'vue'; }
+    for (; vue; vue = vue.parent) {
+      const t = vue.type || {};
+      const name = t.name || t.__name || (t.__file ? String(t.__file).split('/').pop().replace(/\.vue$/, '') : '');
+      if (name) components.push(name);
+    }
+    if (via === 'unknown' && components.length) via = 'vue';
+  }
+  const svelte = anyEl.__svelte_meta;
+  if (!loc && svelte && svelte.loc) { loc = { file: svelte.loc.file, line: svelte.loc.line + 1, column: svelte.loc.column }; via = 'svelte'; }
+  return { file: loc ? loc.file : null, line: loc ? loc.line : null, column: loc ? loc.column : null, via, components };
+}

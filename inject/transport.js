@@ -1,0 +1,215 @@
+// @ts-check
+// dbg-bridge page client, part: transport: BridgeClient (WebSocket fast path, SSE + POST baseline). Shares one IIFE with the other parts (inject/__init__.py).
+
+/** @param {number} ms */
+const delay = (ms) => new Promise((r) => setTimeout(r, ms));
+
+class BridgeClient {
+  /** @param {string} base @param {{channel: string, attach: string, shard: string, frames: () => FrameInfo[], onExec: (f: ExecFrame) => void}} opts */
+  constructor(base, opts) {
+    this.base = base;
+    this.opts = opts;
+    /** @type {'idle'|'connecting'|'connected'|'stopped'} */ this.state = 'idle';
+    /** @type {''|'ws'|'sse'} */ this.channel = '';
+    /** @type {{instanceId: string, secret: string}|null} */ this.id = this.loadId();
+    this.reclaim = false;
+    this.maxResult = 512000;
+    /** @type {WebSocket|null} */ this.ws = null;
+    /** @type {EventSource|null} */ this.es = null;
+    this.postBase = base;
+    this.attempt = 0;
+    /** When the WebSocket last failed to open (0: never). SSE is used until WS_RETRY_MS later, then WS is tried again. */
+    this.wsFailedAt = 0;
+    this.gen = 0;
+  }
+
+  loadId() {
+    try {
+      const raw = sessionStorage.getItem(STORAGE_KEY);
+      this.reclaim = sessionStorage.getItem(LEAVING_KEY) === '1';
+      sessionStorage.removeItem(LEAVING_KEY);
+      const v = raw ? JSON.parse(raw) : null;
+      return v && typeof v.instanceId === 'string' && typeof v.secret === 'string' ? v : null;
+    } catch (_) {
+      return null;
+    }
+  }
+
+  get pageId() {
+    return this.id ? this.id.instanceId : null;
+  }
+
+  /** Register (or renew), then open the fastest channel that works. Retries by itself forever. */
+  async connect() {
+    if (this.state === 'stopped') return;
+    const gen = ++this.gen;
+    this.state = 'connecting';
+    for (;;) {
+      try {
+        await this.register();
+        if (gen !== this.gen) return;
+        const wsRested = Date.now() - this.wsFailedAt > WS_RETRY_MS;
+        const useWs = this.opts.channel === 'ws' || (this.opts.channel === 'auto' && wsRested && typeof WebSocket !== 'undefined');
+        if (useWs) {
+          const ok = await this.openWs(gen).catch(() => false); // a throwing WebSocket (proxy, policy) counts as failed
+          if (ok) return;
+          if (this.opts.channel === 'auto') this.wsFailedAt = Date.now();
+        } else {
+          if (await this.openSse(gen)) return;
+        }
+      } catch (_) { /* bridge not up yet: retry below */ }
+      if (gen !== this.gen || this.stopped()) return;
+      this.attempt++;
+      await delay(Math.min(2000, 100 * Math.pow(2, Math.min(this.attempt, 5))));
+    }
+  }
+
+  async register() {
+    const loc = location;
+    /** @type {RegisterRequest} */
+    const req = {
+      v: PROTOCOL_VERSION,
+      instanceId: this.id ? this.id.instanceId : null,
+      secret: this.id ? this.id.secret : null,
+      reclaim: this.reclaim,
+      url: loc.href.slice(0, 4000),
+      title: (document.title || '').slice(0, 4000),
+      origin: loc.origin,
+      port: loc.port ? Number(loc.port) : null,
+      attach: this.opts.attach,
+      frames: this.opts.frames(),
+    };
+    const res = await fetch(this.base + '/bridge/register', {
+      method: 'POST', body: JSON.stringify(req), headers: { 'Content-Type': 'text/plain' }, cache: 'no-store',
+    });
+    if (!res.ok) throw new Error('register failed: HTTP ' + res.status);
+    /** @type {RegisterReply} */
+    const reply = await res.json();
+    this.id = { instanceId: reply.instanceId, secret: reply.secret };
+    this.reclaim = true; // from now on this id is ours: reconnects claim it back
+    this.maxResult = reply.maxResult;
+    try { sessionStorage.setItem(STORAGE_KEY, JSON.stringify(this.id)); } catch (_) { /* storage off */ }
+  }
+
+  query() {
+    const id = /** @type {{instanceId: string, secret: string}} */ (this.id);
+    return '?i=' + encodeURIComponent(id.instanceId) + '&t=' + encodeURIComponent(id.secret);
+  }
+
+  /** @param {number} gen @returns {Promise<boolean>} */
+  openWs(gen) {
+    return new Promise((resolve) => {
+      let opened = false;
+      const ws = new WebSocket(this.base.replace(/^http/, 'ws') + '/bridge/ws' + this.query());
+      const timer = setTimeout(() => { if (!opened) { ws.close(); resolve(false); } }, 3000);
+      ws.onopen = () => {
+        opened = true;
+        clearTimeout(timer);
+        this.ws = ws;
+        this.connected('ws');
+        resolve(true);
+      };
+      ws.onmessage = (ev) => this.onDown(String(ev.data));
+      ws.onclose = (ev) => {
+        clearTimeout(timer);
+        if (this.ws === ws) this.ws = null;
+        if (!opened) { resolve(ev.code === 4401); if (ev.code === 4401) this.lost(gen); return; }
+        this.lost(gen);
+      };
+    });
+  }
+
+  /** The SSE stream gets its own *.localhost host per tab so 200 tabs do not share 6 connections. */
+  sseBase() {
+    const u = new URL(this.base);
+    const loopback = u.hostname === '127.0.0.1' || u.hostname === 'localhost';
+    if (this.opts.shard === 'off' || !loopback || !this.id) return this.base;
+    return u.protocol + '//dbg-' + this.id.instanceId + '.localhost' + (u.port ? ':' + u.port : '');
+  }
+
+  /** @param {number} gen @returns {Promise<boolean>} */
+  openSse(gen) {
+    const tryBase = (/** @type {string} */ base) => new Promise((resolve) => {
+      const es = new EventSource(base + '/bridge/events' + this.query());
+      let opened = false;
+      es.onopen = () => {
+        opened = true;
+        this.es = es;
+        this.postBase = base;
+        this.connected('sse');
+        resolve(true);
+      };
+      es.onmessage = (ev) => this.onDown(String(ev.data));
+      es.onerror = () => {
+        es.close(); // never let EventSource retry on its own: re-register first
+        if (this.es === es) this.es = null;
+        if (!opened) resolve(false);
+        else this.lost(gen);
+      };
+    });
+    const sharded = this.sseBase();
+    return tryBase(sharded).then((ok) => (ok || sharded === this.base ? ok : tryBase(this.base)));
+  }
+
+  /** @param {'ws'|'sse'} channel */
+  connected(channel) {
+    this.state = 'connected';
+    this.channel = channel;
+    this.attempt = 0;
+    window.dispatchEvent(new CustomEvent('dbg:status', { detail: { state: 'connected', channel, pageId: this.pageId } }));
+  }
+
+  /** @param {number} gen */
+  lost(gen) {
+    if (gen !== this.gen || this.state === 'stopped') return;
+    this.state = 'connecting';
+    this.channel = '';
+    window.dispatchEvent(new CustomEvent('dbg:status', { detail: { state: 'connecting' } }));
+    void this.connect();
+  }
+
+  /** @param {string} text */
+  onDown(text) {
+    let msg;
+    try { msg = JSON.parse(text); } catch (_) { return; }
+    if (msg && msg.type === 'exec') this.opts.onExec(/** @type {ExecFrame} */ (msg));
+  }
+
+  /** Send one message up: on the WebSocket, else as a text/plain POST (no CORS preflight). @param {UpMessage} msg */
+  send(msg) {
+    if (this.ws && this.ws.readyState === WebSocket.OPEN) {
+      this.ws.send(JSON.stringify(msg));
+      return;
+    }
+    if (!this.id) return;
+    const body = JSON.stringify(Object.assign({ instanceId: this.id.instanceId, secret: this.id.secret }, msg));
+    fetch(this.postBase + '/bridge/result', { method: 'POST', body, headers: { 'Content-Type': 'text/plain' }, keepalive: body.length < 60000 })
+      .catch(() => { /* the bridge is gone; the reconnect loop takes over */ });
+  }
+
+  /** Tell the bridge we are unloading so waiting calls fail now, and mark the tab so it reclaims its id. */
+  bye() {
+    try { sessionStorage.setItem(LEAVING_KEY, '1'); } catch (_) { /* storage off */ }
+    if (!this.id) return;
+    if (this.ws && this.ws.readyState === WebSocket.OPEN) {
+      this.ws.send(JSON.stringify({ type: 'bye' }));
+      return;
+    }
+    const body = JSON.stringify({ instanceId: this.id.instanceId, secret: this.id.secret, type: 'bye' });
+    try { navigator.sendBeacon(this.postBase + '/bridge/result', new Blob([body], { type: 'text/plain' })); } catch (_) { /* best effort */ }
+  }
+
+  /** True once stop() was called (a method, so type narrowing of `state` does not hide the change). */
+  stopped() {
+    return this.state === 'stopped';
+  }
+
+  stop() {
+    this.state = 'stopped';
+    this.gen++;
+    if (this.ws) this.ws.close();
+    if (this.es) this.es.close();
+    this.ws = null;
+    this.es = null;
+  }
+}
