@@ -1,0 +1,121 @@
+"""The in-memory tier: the official MCP client talking in-process to `build_server(...)`, and fake pages attached
+straight to the registry that answer exec frames with a Python handler. No subprocess, no port, no browser."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from mcp import Client
+
+from bridge.dispatch import Dispatcher
+from bridge.mcp_server import build_server
+from bridge.protocol import RegisterRequest, parse_up
+from bridge.registry import Instance
+from bridge.routes.page_channel import handle_up
+from bridge.settings import Settings
+
+#: A page's answer to one exec frame: {"ok": True, "result": …} or {"ok": False, "error": {"code", "message"}}.
+Answer = dict[str, Any]
+Handler = Callable[[dict[str, Any]], Awaitable[Answer | None]]
+
+
+async def echo(frame: dict[str, Any]) -> Answer:
+    """Answer every command with its params (and `eval` of plain arithmetic with its value)."""
+    params = frame.get("params") or {}
+    if frame["command"] == "eval" and isinstance(params.get("code"), str) and set(params["code"]) <= set("0123456789+*- "):
+        return {"ok": True, "result": eval(params["code"])}  # noqa: S307 - digits and operators only
+    return {"ok": True, "result": params}
+
+
+class FakeConnection:
+    """A page connection that answers each exec frame with `handler` (None: never answers), through the same
+    `handle_up` the page channel uses."""
+
+    kind = "fake"
+
+    def __init__(self, dispatcher: Dispatcher, handler: Handler) -> None:
+        self.dispatcher, self.handler = dispatcher, handler
+        self.inst: Instance | None = None
+        self.frames: list[dict[str, Any]] = []
+        self.closed = False
+
+    async def send(self, text: str) -> None:
+        frame = json.loads(text)
+        self.frames.append(frame)
+        if frame.get("type") == "exec":
+            self.dispatcher.spawn(self._answer(frame))
+
+    async def _answer(self, frame: dict[str, Any]) -> None:
+        answer = await self.handler(frame)
+        if answer is None or self.inst is None:
+            return
+        handle_up(self.dispatcher, self.inst, parse_up({"type": "result", "requestId": frame["requestId"], **answer}))
+
+    def close(self) -> None:
+        self.closed = True
+
+    def execs(self, command: str | None = None) -> list[dict[str, Any]]:
+        return [f for f in self.frames if f.get("type") == "exec" and (command is None or f["command"] == command)]
+
+
+class Bridge:
+    """One dispatcher + MCP server, with helpers to attach fake pages and call tools."""
+
+    def __init__(self, dispatcher: Dispatcher, client: Client) -> None:
+        self.d, self.client = dispatcher, client
+
+    def connect_page(self, handler: Handler = echo, *, url: str = "http://localhost:5173/", title: str = "App",
+                     port: int | None = 5173, frames: list[dict[str, Any]] | None = None) -> FakeConnection:
+        req = RegisterRequest(url=url, title=title, origin=url.split("/", 3)[0] + "//" + url.split("/", 3)[2],
+                              port=port, attach="fake", frames=frames or [])
+        inst, _ = self.d.registry.register(req)
+        conn = FakeConnection(self.d, handler)
+        conn.inst = inst
+        self.d.registry.attach(inst, conn)
+        return conn
+
+    async def call(self, tool: str, args: dict[str, Any] | None = None) -> Any:
+        return await self.client.call_tool(tool, args or {})
+
+    async def ok(self, tool: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Call a tool that must succeed; its structured content."""
+        out = await self.call(tool, args)
+        assert not out.is_error, text_of(out)
+        return out.structured_content
+
+    async def error(self, tool: str, args: dict[str, Any] | None = None) -> str:
+        """Call a tool that must fail; its error text."""
+        out = await self.call(tool, args)
+        assert out.is_error, f"{tool} unexpectedly succeeded: {text_of(out)}"
+        return text_of(out)
+
+
+def text_of(result: Any) -> str:
+    return "\n".join(getattr(c, "text", "") for c in result.content)
+
+
+def settings(tmp: Path, **overrides: Any) -> Settings:
+    base: dict[str, Any] = {"config_dir": tmp, "no_audit": True, "no_consent": True, "desktop_enabled": False,
+                            "port": 7878, "project_root": tmp}
+    return Settings(**{**base, **overrides})
+
+
+@asynccontextmanager
+async def bridge(tmp: Path, **overrides: Any) -> AsyncIterator[Bridge]:
+    """A bridge in this event loop: its dispatcher, its MCP server and an in-memory MCP client connected to it."""
+    dispatcher = Dispatcher(settings(tmp, **overrides))
+    server = build_server(dispatcher)
+    async with Client(server) as client:
+        yield Bridge(dispatcher, client)
+    for task in list(dispatcher.background):
+        task.cancel()
+
+
+def run(coro: Awaitable[Any], timeout: float = 30) -> Any:
+    """Run one test coroutine, bounded."""
+    return asyncio.run(asyncio.wait_for(coro, timeout))  # type: ignore[arg-type]

@@ -1,0 +1,99 @@
+"""Consent, user_ask, user_notify and the inbox over the in-process MCP client, with a fake human in a fake page."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from bridge.protocol import parse_up
+from bridge.routes.page_channel import handle_up
+from tests.inmemory.harness import Bridge, bridge, echo, run
+
+
+def human(b: Bridge, answer: Any, *, log: list[dict] | None = None):
+    """A page handler whose human answers every question shown with `answer` (and the rest like `echo`)."""
+
+    async def handler(frame: dict[str, Any]):
+        params = frame.get("params") or {}
+        if frame["command"] == "ask" and "dismiss" not in params:
+            if log is not None:
+                log.append(params)
+            qid = params.get("id") or params.get("questionId")
+            inst = b.d.registry.instances[frame_instance(b)]
+            b.d.spawn(_answer_later(b, inst, qid, answer))
+            return {"ok": True, "result": {"shown": True}}
+        return await echo(frame)
+
+    return handler
+
+
+def frame_instance(b: Bridge) -> str:
+    return next(iter(b.d.registry.instances))
+
+
+async def _answer_later(b: Bridge, inst, qid: str, answer: Any) -> None:
+    handle_up(b.d, inst, parse_up({"type": "event", "kind": "answer", "questionId": qid, "data": {"answer": answer}}))
+
+
+def test_code_runs_only_after_the_human_allows_it_once(tmp_path: Path):
+    async def go():
+        async with bridge(tmp_path, no_consent=False) as b:
+            shown: list[dict] = []
+            conn = b.connect_page(human(b, "Allow once", log=shown))
+            assert (await b.ok("page_exec", {"code": "2+2"}))["result"] == 4
+            assert len(shown) == 1 and conn.execs("eval")
+    run(go())
+
+
+def test_a_denied_consent_is_a_named_error_and_the_code_never_reaches_the_page(tmp_path: Path):
+    async def go():
+        async with bridge(tmp_path, no_consent=False) as b:
+            conn = b.connect_page(human(b, "Deny"))
+            text = await b.error("page_exec", {"code": "2+2"})
+            assert "consent_denied" in text
+            assert not conn.execs("eval")
+    run(go())
+
+
+def test_allow_on_this_origin_is_remembered_for_the_next_call(tmp_path: Path):
+    async def go():
+        async with bridge(tmp_path, no_consent=False) as b:
+            shown: list[dict] = []
+            b.connect_page(human(b, "Allow on this origin", log=shown))
+            await b.ok("page_exec", {"code": "1+1"})
+            await b.ok("page_exec", {"code": "1+2"})
+            assert len(shown) == 1
+    run(go())
+
+
+def test_user_ask_returns_the_humans_answer_and_records_it_in_the_inbox(tmp_path: Path):
+    async def go():
+        async with bridge(tmp_path) as b:
+            b.connect_page(human(b, "Blue"))
+            out = await b.ok("user_ask", {"question": "Which colour?", "choices": ["Red", "Blue"]})
+            assert "Blue" in str(out)
+            items = (await b.ok("inbox", {}))
+            assert "Blue" in str(items)
+    run(go())
+
+
+def test_user_notify_shows_a_toast_in_the_page(tmp_path: Path):
+    async def go():
+        async with bridge(tmp_path) as b:
+            conn = b.connect_page()
+            await b.ok("user_notify", {"message": "Deployed"})
+            assert conn.execs("notify")[0]["params"]["message"] == "Deployed"
+    run(go())
+
+
+def test_the_inbox_returns_items_after_a_cursor_only(tmp_path: Path):
+    async def go():
+        async with bridge(tmp_path) as b:
+            b.d.inbox.add("message", "first", None, {})
+            first = await b.ok("inbox", {})
+            assert "first" in str(first)
+            cursor = first["cursor"]
+            b.d.inbox.add("message", "second", None, {})
+            later = await b.ok("inbox", {"since": cursor})
+            assert "second" in str(later) and "first" not in str(later)
+    run(go())

@@ -1,0 +1,204 @@
+"""Page tools over the official MCP client in-process, against fake pages: main paths and named errors."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from tests.inmemory.harness import bridge, run
+
+
+def test_page_list_names_every_connected_page_and_hints_when_there_is_none(tmp_path: Path):
+    async def go():
+        async with bridge(tmp_path) as b:
+            empty = await b.ok("page_list")
+            assert empty["pages"] == [] and "/inject/dbg_client.js" in empty["hint"]
+            b.connect_page(title="Shop")
+            rows = (await b.ok("page_list"))["pages"]
+            assert [r["pageId"] for r in rows] == ["5173/host"] and rows[0]["title"] == "Shop"
+    run(go())
+
+
+def test_page_exec_sends_code_as_an_eval_frame_and_returns_the_pages_value(tmp_path: Path):
+    async def go():
+        async with bridge(tmp_path) as b:
+            conn = b.connect_page()
+            out = await b.ok("page_exec", {"pageId": "5173/host", "code": "6 * 7"})
+            assert out["result"] == 42 and out["pageId"] == "5173/host"
+            (frame,) = conn.execs("eval")
+            assert frame["frameId"] == "host" and frame["params"]["code"] == "6 * 7"
+    run(go())
+
+
+def test_page_exec_without_page_id_uses_the_only_live_page(tmp_path: Path):
+    async def go():
+        async with bridge(tmp_path) as b:
+            b.connect_page()
+            assert (await b.ok("page_exec", {"code": "1+1"}))["result"] == 2
+    run(go())
+
+
+def test_a_named_command_reaches_the_page_with_its_params(tmp_path: Path):
+    async def go():
+        async with bridge(tmp_path) as b:
+            conn = b.connect_page()
+            await b.ok("page_exec", {"command": "location", "params": {}})
+            assert conn.execs("location")
+    run(go())
+
+
+def test_no_page_is_a_named_error_that_says_how_to_connect_one(tmp_path: Path):
+    async def go():
+        async with bridge(tmp_path) as b:
+            text = await b.error("page_exec", {"code": "1"})
+            assert "no_page" in text and "/inject/dbg_client.js" in text
+    run(go())
+
+
+def test_an_unknown_page_id_is_a_named_error_pointing_at_page_list(tmp_path: Path):
+    async def go():
+        async with bridge(tmp_path) as b:
+            b.connect_page()
+            text = await b.error("page_exec", {"pageId": "9999/host", "code": "1"})
+            assert "unknown_page" in text and "page_list" in text
+            text = await b.error("page_exec", {"pageId": "not a page", "code": "1"})
+            assert "unknown_page" in text
+    run(go())
+
+
+def test_an_unknown_frame_lists_the_frames_the_page_has(tmp_path: Path):
+    async def go():
+        async with bridge(tmp_path) as b:
+            b.connect_page(frames=[{"frameId": "host"}, {"frameId": "f0", "parent": "host", "url": "http://localhost:5173/f"}])
+            text = await b.error("page_exec", {"pageId": "5173/f7", "code": "1"})
+            assert "f7" in text and "5173/f0" in text
+    run(go())
+
+
+def test_a_page_side_exception_comes_back_with_its_stack_and_what_to_do(tmp_path: Path):
+    async def boom(frame):
+        return {"ok": False, "error": {"code": "page_exception", "message": "TypeError: x is undefined",
+                                       "stack": "at <agent code>:1:5"}}
+
+    async def go():
+        async with bridge(tmp_path) as b:
+            b.connect_page(boom)
+            text = await b.error("page_exec", {"code": "x.y"})
+            assert "page_exception" in text and "TypeError: x is undefined" in text and "<agent code>:1:5" in text
+    run(go())
+
+
+def test_a_page_that_never_answers_fails_as_page_timeout_and_leaves_no_pending_entry(tmp_path: Path):
+    async def silent(frame):
+        return None
+
+    async def go():
+        async with bridge(tmp_path) as b:
+            b.connect_page(silent)
+            text = await b.error("page_exec", {"code": "1", "timeout": 0.2})
+            assert "page_timeout" in text
+            assert len(b.d.pending) == 0
+    run(go())
+
+
+def test_a_call_in_flight_fails_at_once_when_its_page_unloads(tmp_path: Path):
+    async def slow(frame):
+        await asyncio.sleep(30)
+        return None
+
+    async def go():
+        async with bridge(tmp_path) as b:
+            conn = b.connect_page(slow)
+            call = asyncio.create_task(b.call("page_exec", {"code": "1", "timeout": 20}))
+            while not conn.execs():
+                await asyncio.sleep(0.005)
+            b.d.page_unloading(conn.inst)
+            out = await asyncio.wait_for(call, 2)
+            assert out.is_error and "page_unloaded" in out.content[0].text
+    run(go())
+
+
+def test_a_late_result_for_a_finished_call_is_refused(tmp_path: Path):
+    async def go():
+        async with bridge(tmp_path) as b:
+            conn = b.connect_page()
+            await b.ok("page_exec", {"code": "1+1"})
+            from bridge.protocol import parse_up
+            from bridge.routes.page_channel import handle_up
+
+            (frame,) = conn.execs()
+            again = parse_up({"type": "result", "requestId": frame["requestId"], "ok": True, "result": 3})
+            assert handle_up(b.d, conn.inst, again) is False
+    run(go())
+
+
+def test_several_live_pages_without_page_id_is_ambiguous_and_lists_them(tmp_path: Path):
+    async def go():
+        async with bridge(tmp_path) as b:
+            b.connect_page(url="http://localhost:5173/", port=5173)
+            b.connect_page(url="http://localhost:3000/", port=3000)
+            text = await b.error("page_exec", {"code": "1"})
+            assert "ambiguous_page" in text and "5173/host" in text and "3000/host" in text
+    run(go())
+
+
+def test_page_find_needs_a_criterion_and_passes_it_to_the_page(tmp_path: Path):
+    async def go():
+        async with bridge(tmp_path) as b:
+            conn = b.connect_page()
+            assert "[" in (await b.error("page_find", {}))
+            await b.ok("page_find", {"text": "Save"})
+            assert conn.execs("find")[0]["params"]["text"] == "Save"
+    run(go())
+
+
+def test_page_act_sends_one_act_frame_with_its_target(tmp_path: Path):
+    async def go():
+        async with bridge(tmp_path) as b:
+            conn = b.connect_page()
+            await b.ok("page_act", {"action": "click", "ref": "e3@ab"})
+            (frame,) = conn.execs("act")
+            assert frame["params"]["action"] == "click" and frame["params"]["ref"] == "e3@ab"
+    run(go())
+
+
+def test_page_wait_gives_the_page_its_bound(tmp_path: Path):
+    async def go():
+        async with bridge(tmp_path) as b:
+            conn = b.connect_page()
+            await b.ok("page_wait", {"text": "Done", "timeout": 3})
+            assert conn.execs("wait")[0]["params"]["timeout"] == 3
+    run(go())
+
+
+def test_console_network_source_and_highlight_reach_their_commands(tmp_path: Path):
+    async def go():
+        async with bridge(tmp_path) as b:
+            conn = b.connect_page()
+            await b.ok("page_console", {})
+            await b.ok("page_network", {})
+            await b.ok("page_source", {"ref": "e1@ab"})
+            await b.ok("page_highlight", {"refs": ["e1@ab"]})
+            assert {f["command"] for f in conn.execs()} >= {"console", "network", "source", "highlight"}
+    run(go())
+
+
+def test_page_snapshot_returns_the_tree_text_with_a_header(tmp_path: Path):
+    async def snap(frame):
+        return {"ok": True, "result": {"tree": "- button \"Save\" [e1@ab]", "snapshotId": "ab", "url": "http://x/",
+                                       "title": "App", "elements": 1, "truncated": False}}
+
+    async def go():
+        async with bridge(tmp_path) as b:
+            b.connect_page(snap)
+            out = await b.call("page_snapshot", {})
+            assert not out.is_error and 'button "Save" [e1@ab]' in out.content[0].text
+    run(go())
+
+
+def test_disabled_tools_are_not_offered(tmp_path: Path):
+    async def go():
+        async with bridge(tmp_path, disable_tools=["page_navigate"]) as b:
+            names = {t.name for t in (await b.client.list_tools()).tools}
+            assert "page_navigate" not in names and "page_exec" in names
+    run(go())
