@@ -196,7 +196,13 @@ const router = {
     }
     const requestId = 'r' + ++this.seq;
     return new Promise((resolve) => {
-      this.waiting.set(requestId, { resolve, frameId });
+      // Bounded like the bridge's pending table: a frame that never answers frees its entry when the call's time
+      // is up (plus a little, so the frame's own timeout error wins when it has one).
+      const timer = setTimeout(() => {
+        if (!this.waiting.delete(requestId)) return;
+        resolve({ ok: false, error: { code: 'page_timeout', message: 'Frame ' + frameId + ' did not answer within ' + Math.round(timeoutMs / 1000) + ' s. Check the frame (a busy loop or an open dialog blocks it), or retry with a larger timeout.' } });
+      }, timeoutMs + 250);
+      this.waiting.set(requestId, { resolve: (/** @type {any} */ v) => { clearTimeout(timer); resolve(v); }, frameId });
       /** @type {Envelope} */
       const env = { __dbg: 1, type: 'dbg_exec', payload: { command, params }, requestId, _f: frameId };
       try {
