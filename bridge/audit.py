@@ -16,7 +16,7 @@ import re
 import secrets
 import time
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Set as AbstractSet
 from pathlib import Path
 from typing import IO, Any
 
@@ -34,6 +34,9 @@ TYPED_ARGS = {"desktop_type_text": frozenset({"text"})}
 #: `Bearer xyz` or `token=xyz` inside free text (code, messages).
 SECRET_IN_TEXT = re.compile(r"(?i)(bearer\s+|(?:token|secret|password|api[-_]?key)\s*[=:]\s*[\"']?)[^\s\"'&,;]{6,}")
 MAX_STRING = 200
+#: Runs of characters a page secret is made of (bridge/protocol.py `Secret`): candidates looked up in a set, so
+#: redaction costs the same with one page or ten thousand.
+SECRET_RUN = re.compile(r"[A-Za-z0-9_-]{32,}")
 MAX_ITEMS = 20
 MAX_DEPTH = 4
 RECENT = 500
@@ -43,10 +46,11 @@ class Audit:
     """Appends records to `path` (None: memory only) and hands each to the live listeners."""
 
     def __init__(self, path: Path | None, max_bytes: int = 5 << 20, keep: int = 3,
-                 secrets_of: Callable[[], Iterable[str]] | None = None) -> None:
+                 secrets_of: Callable[[], AbstractSet[str]] | None = None) -> None:
         self.path, self.max_bytes, self.keep = path, max_bytes, keep
         self.secrets: set[str] = set()  # the bearer token, added by the app
-        self._secrets_of = secrets_of or (lambda: ())  # the pages' secrets, asked for at each record
+        self._secrets_of = secrets_of or frozenset  # the pages' secrets (a set kept by the caller), asked per record
+        self._sized: tuple[AbstractSet[str] | None, list[int]] = (None, [])
         self.listeners: list[asyncio.Queue[dict[str, Any]]] = []
         self.recent: deque[dict[str, Any]] = deque(maxlen=RECENT)
         self.run = secrets.token_hex(3)  # tells a cockpit that reconnects whether its last id is from this process
@@ -129,9 +133,15 @@ class Audit:
         return self._clean(repr(value))
 
     def _clean(self, text: str) -> str:
-        for secret in (*self.secrets, *self._secrets_of()):
+        for secret in self.secrets:
             if secret and secret in text:
                 text = text.replace(secret, "<redacted>")
+        page_secrets = self._secrets_of()
+        if page_secrets and len(text) >= 32:
+            if page_secrets is not self._sized[0]:
+                self._sized = (page_secrets, sorted({len(x) for x in page_secrets}))
+            sizes = self._sized[1]
+            text = SECRET_RUN.sub(lambda m: _mask(m.group(0), page_secrets, sizes), text)
         text = SECRET_IN_TEXT.sub(r"\1<redacted>", text)
         return text if len(text) <= MAX_STRING else text[:MAX_STRING - 1] + f"… ({len(text)} chars)"
 
@@ -191,6 +201,18 @@ class Audit:
         if self._file is not None:
             self._file.close()
             self._file = None
+
+
+def _mask(run: str, secrets_: AbstractSet[str], sizes: list[int]) -> str:
+    """`run` with every page secret inside it blanked (a secret may sit inside a longer run, e.g. glued to a word)."""
+    if run in secrets_:
+        return "<redacted>"
+    for size in sizes:
+        if size < len(run):
+            for i in range(len(run) - size + 1):
+                if run[i:i + size] in secrets_:
+                    return run[:i] + "<redacted>" + _mask(run[i + size:], secrets_, sizes)
+    return run
 
 
 def watching_agent(app: ASGIApp, audit: Audit) -> ASGIApp:

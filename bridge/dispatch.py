@@ -38,6 +38,7 @@ class Dispatcher:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.registry = Registry(settings.page_ttl)
+        self._secrets: tuple[object, frozenset[str]] = (None, frozenset())
         self.pending = Pending()
         self.inbox = Inbox()
         self.clients = Clients()
@@ -45,12 +46,18 @@ class Dispatcher:
         #: Every tool call and human event: appended to audit.jsonl and streamed to the cockpit.
         self.audit = Audit(None if settings.no_audit else settings.config_dir / "audit.jsonl",
                            settings.audit_max_bytes, settings.audit_keep,
-                           lambda: [i.secret for i in self.registry.instances.values()])
+                           self.page_secrets)
         self.inbox.hooks.append(self.audit.inbox_item)
         #: Fire-and-forget work (announcements, re-shown questions); held here so the tasks are not collected.
         self.background: set[asyncio.Task[Any]] = set()
         #: (consent class, origin) pairs the human allowed for this bridge's lifetime.
         self.approved_origins: set[tuple[str, str]] = set()
+
+    def page_secrets(self) -> frozenset[str]:
+        """Every known page's secret, rebuilt only when the registry changed (the audit redacts them per record)."""
+        if self._secrets[0] is not self.registry.changed:
+            self._secrets = (self.registry.changed, frozenset(i.secret for i in self.registry.instances.values()))
+        return self._secrets[1]
 
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
         """Run `coro` in the background, keeping a reference until it is done."""
