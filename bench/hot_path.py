@@ -3,7 +3,8 @@
 Rows, all measured with the same official Python client and the same loops, one after another:
   - the MCP SDK layer alone (bench/echo_server.py: an `echo` tool, no browser) — the reference;
   - dbg-bridge page_exec to a real Chromium tab on the WebSocket channel, and on SSE;
-  - Playwright's in-process page.evaluate('1+1') on the same tab (CDP, no MCP).
+  - Playwright's in-process page.evaluate('1+1') on the same tab (CDP, no MCP);
+  - the SDK-alone and page_exec rows again from the TypeScript MCP SDK (bench/ts_client, `npm ci` there first).
 Each at 1 caller (latency) and 8 callers (throughput). Ratios to the SDK-alone row are what count: the machine
 drifts between runs, rarely within one.
 
@@ -99,6 +100,17 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 for conc in (1, 8):
                     for what, ch, pids, call in cells:
                         rows.append({"what": what, "channel": ch, "conc": conc, **(await cell(pids, call, n, conc))})
+                if TS_CLIENT.with_name("node_modules").exists():
+                    ws_pid = pages["ws"][1]
+                    for conc in (1, 8):
+                        for what, url, token, tool, targs in (
+                                ("TS SDK client: SDK alone echo", f"http://127.0.0.1:{port}/mcp", None, "echo", {"code": "1+1"}),
+                                ("TS SDK client: page_exec", bridge.mcp_url, bridge.token, "page_exec",
+                                 {"code": "1+1", "pageId": ws_pid})):
+                            rows.append({"what": what, "channel": "ws" if tool == "page_exec" else "-", "conc": conc,
+                                         **ts_cell(url, token, tool, targs, n, conc, warm)})
+                else:
+                    print("(no TypeScript-SDK rows: run `npm ci --prefix bench/ts_client` first)")
             await browser.close()
         rss = {"bridge": round(rss_mb(bridge.proc.pid), 1), "echo": round(rss_mb(echo.pid), 1)}
     finally:
@@ -107,6 +119,20 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         echo.wait(10)
     return {"bench": "hot_path", "machine": started, "loadavg_1m_end": round(os.getloadavg()[0], 2),
             "calls_per_cell": n, "rss_mb": rss, "rows": rows}
+
+
+TS_CLIENT = Path(__file__).with_name("ts_client") / "client.mjs"
+
+
+def ts_cell(url: str, token: str | None, tool: str, targs: dict[str, Any], n: int, conc: int,
+            warm: int) -> dict[str, Any]:
+    """The same calls from the TypeScript MCP SDK (bench/ts_client), in a Node process of its own."""
+    import json
+
+    out = subprocess.run(["node", str(TS_CLIENT), url, token or "-", tool, json.dumps(targs), str(n), str(conc),
+                          str(warm)], capture_output=True, text=True, timeout=600, check=True)
+    data = json.loads(out.stdout.strip().splitlines()[-1])
+    return {**stats(data["lat"], data["wall"]), "server_cpu_ms": None}
 
 
 def _answers(httpx: Any, port: int) -> bool:
@@ -122,6 +148,13 @@ def ratios(rows: list[dict[str, Any]]) -> list[str]:
         return next(r for r in rows if r["what"].startswith(what) and r["channel"] == ch and r["conc"] == conc)
 
     echo1, echo8 = get("MCP SDK", "-", 1), get("MCP SDK", "-", 8)
+    ts = [r for r in rows if r["what"].startswith("TS SDK")]
+    ts_line = []
+    if ts:
+        ts_echo = next(r for r in ts if "echo" in r["what"] and r["conc"] == 1)
+        ts_exec = next(r for r in ts if "page_exec" in r["what"] and r["conc"] == 1)
+        ts_line = [f"TS SDK client: page_exec WS p50 / SDK echo p50 = {ts_exec['p50_ms'] / ts_echo['p50_ms']:.2f}x "
+                   f"({ts_exec['p50_ms'] - ts_echo['p50_ms']:.2f} ms of bridge + page round trip)"]
     ws1, ws8, sse1 = get("dbg-bridge", "ws", 1), get("dbg-bridge", "ws", 8), get("dbg-bridge", "sse", 1)
     lat = ws1["p50_ms"] / echo1["p50_ms"]
     thr = ws8["calls_per_s"] / echo8["calls_per_s"]
@@ -129,7 +162,7 @@ def ratios(rows: list[dict[str, Any]]) -> list[str]:
     ok = lambda good: "ok" if good else "MISS"  # noqa: E731
     return [f"page_exec WS p50 / SDK echo p50 = {lat:.2f}x (target <= {TARGET_LATENCY_RATIO}x: {ok(lat <= TARGET_LATENCY_RATIO)})",
             f"page_exec WS 8-caller calls/s / SDK echo = {thr:.2f}x (target >= {TARGET_THROUGHPUT_RATIO}x: {ok(thr >= TARGET_THROUGHPUT_RATIO)})",
-            f"SSE p50 / WS p50 = {sse:.2f}x (target <= {TARGET_SSE_RATIO}x: {ok(sse <= TARGET_SSE_RATIO)})"]
+            f"SSE p50 / WS p50 = {sse:.2f}x (target <= {TARGET_SSE_RATIO}x: {ok(sse <= TARGET_SSE_RATIO)})", *ts_line]
 
 
 COLUMNS = [("what", "what"), ("channel", "chan"), ("conc", "conc"), ("n", "n"), ("p50_ms", "p50 ms"),
