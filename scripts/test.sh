@@ -18,7 +18,8 @@ fi
 # the desktop_* tests: a private desktop (Xvfb, openbox, D-Bus, AT-SPI), a GTK and a Tk test app, tesseract for OCR,
 # and what PyGObject needs to build (Debian 12 has no girepository-2.0, so pip builds pygobject<3.52 from source)
 DESKTOP_PKGS="xvfb openbox x11-utils xdotool at-spi2-core dbus gir1.2-atspi-2.0 gir1.2-gtk-3.0 \
-  libgirepository1.0-dev libcairo2-dev pkg-config gcc python3-dev python3-tk tesseract-ocr"
+  libgirepository1.0-dev libcairo2-dev pkg-config gcc python3-dev python3-tk tesseract-ocr \
+  gnome-calculator qt6ct galculator"
 missing=""
 for pkg in $DESKTOP_PKGS; do
   dpkg-query -W -f='${db:Status-Status}' "$pkg" 2>/dev/null | grep -qx installed || missing="$missing $pkg"

@@ -19,6 +19,9 @@ import gi
 gi.require_version("Atspi", "2.0")
 from gi.repository import Atspi, GLib
 
+from bridge.desktop.atspi_toolkits import UNKNOWN, Frame, Toolkit, frame_for, raw_bounds, states, toolkit_of
+from bridge.desktop.atspi_toolkits import name as toolkit_name
+
 
 class DesktopError(Exception):
     """A failure with a code, passed to the bridge as {code, message}. (Not bridge.errors: the helper must not import
@@ -35,31 +38,9 @@ def _norm(role: str) -> str:  # as bridge.desktop.selectors normalizes roles ('p
 
 
 ROLES = {_norm(Atspi.role_get_name(r)): r for r in Atspi.Role.__enum_values__.values()}
-HIDDEN = -2147483648  # extents AT-SPI reports for nodes that are not laid out
-NOISE_STATES = {"opaque", "single-line", "vertical", "horizontal", "selectable-text", "has-tooltip", "resizable",
-                "stale", "supports-autocompletion", "truncated", "has-popup"}
 TEXT_ROLES = {"text", "entry", "password text", "terminal", "editbar", "document text"}
 MAX_REFS = 20_000
-
-
-def _states(acc: Any) -> list[str]:
-    try:
-        return [s for s in (Atspi.StateType(x).value_nick for x in acc.get_state_set().get_states())
-                if s not in NOISE_STATES]
-    except GLib.Error:
-        return ["defunct"]
-
-
-def _bounds(acc: Any) -> dict[str, int] | None:
-    try:
-        if "Component" not in acc.get_interfaces():
-            return None
-        e = acc.get_extents(Atspi.CoordType.SCREEN)
-    except GLib.Error:
-        return None
-    if e.x == HIDDEN or e.y == HIDDEN:
-        return None
-    return {"x": e.x, "y": e.y, "width": e.width, "height": e.height}
+Root = tuple[int | None, Any]  # (pid, accessible) where a walk or query starts
 
 
 def _actions(acc: Any) -> list[str]:
@@ -77,10 +58,10 @@ class Refs:
     def __init__(self) -> None:
         self.tag = "".join(secrets.choice("abcdefghijkmnpqrstuvwxyz") for _ in range(2))
         self._n = 0
-        self._by_ref: OrderedDict[str, tuple[Any, int | None, str]] = OrderedDict()
+        self._by_ref: OrderedDict[str, tuple[Any, int | None, str, Any]] = OrderedDict()
         self._by_obj: dict[int, str] = {}
 
-    def ref(self, acc: Any, pid: int | None, role: str) -> str:
+    def ref(self, acc: Any, pid: int | None, role: str, top: Any) -> str:
         key = hash(acc)
         got = self._by_obj.get(key)
         if got is not None and got in self._by_ref and self._by_ref[got][0] is acc:
@@ -88,14 +69,14 @@ class Refs:
             return got
         self._n += 1
         ref = f"a{self._n}@{self.tag}"
-        self._by_ref[ref] = (acc, pid, role)
+        self._by_ref[ref] = (acc, pid, role, top)
         self._by_obj[key] = ref
         while len(self._by_ref) > MAX_REFS:
-            _, (obj, _, _) = self._by_ref.popitem(last=False)
+            _, (obj, _, _, _) = self._by_ref.popitem(last=False)
             self._by_obj.pop(hash(obj), None)
         return ref
 
-    def get(self, ref: str) -> tuple[Any, int | None, str]:
+    def get(self, ref: str) -> tuple[Any, int | None, str, Any]:
         entry = self._by_ref.get(ref)
         if entry is None:
             if not ref.endswith("@" + self.tag):
@@ -114,6 +95,7 @@ class Accessibility:
         Atspi.init()  # connects to the accessibility bus of the session bus in this process's environment
         Atspi.set_timeout(2000, 10000)
         self.refs = Refs()
+        self._toolkits: dict[int | None, Toolkit] = {}
 
     # ---- apps and scopes --------------------------------------------------------------------
 
@@ -130,7 +112,16 @@ class Accessibility:
                 continue  # an app that left while we counted
         return out
 
-    def toplevels(self, pid: int | None) -> list[tuple[int | None, Any]]:
+    def toolkit(self, pid: int | None) -> Toolkit:
+        got = self._toolkits.get(pid)
+        if got is None:
+            app = next((a for p, _, a in self.apps() if p == pid), None)
+            got = toolkit_of(app) if app is not None else UNKNOWN
+            if app is not None:
+                self._toolkits[pid] = got
+        return got
+
+    def toplevels(self, pid: int | None) -> list[Root]:
         out = []
         for app_pid, _, app in self.apps():
             if pid is not None and app_pid != pid:
@@ -141,10 +132,7 @@ class Accessibility:
                 continue
         return [(p, t) for p, t in out if t is not None]
 
-    def has_tree(self, pid: int) -> bool:
-        return any(p == pid for p, _, _ in self.apps())
-
-    def roots(self, pid: int | None, window: dict[str, Any] | None) -> list[tuple[int | None, Any]]:
+    def roots(self, pid: int | None, window: dict[str, Any] | None) -> list[Root]:
         """Top-level accessibles for a scope: one X window (matched by pid, then title, then bounds), a pid, or all
         showing top-levels."""
         if window is not None:
@@ -158,8 +146,8 @@ class Accessibility:
             pool = titled or tops
             frame = window["frame"]
 
-            def distance(t: tuple[int | None, Any]) -> int:
-                b = _bounds(t[1])
+            def distance(t: Root) -> int:
+                b = raw_bounds(t[1], frame_for(t[1], self.toolkit(t[0]), window))
                 if b is None:
                     return 1 << 30
                 return abs(b["x"] - frame["x"]) + abs(b["y"] - frame["y"]) + abs(b["width"] - frame["width"]) + \
@@ -168,16 +156,44 @@ class Accessibility:
             best = min(pool, key=distance)
             return [best] if distance(best) < 1 << 30 else pool
         tops = self.toplevels(pid)
-        return [t for t in tops if "showing" in _states(t[1])] or tops
+        return [t for t in tops if "showing" in states(t[1], Frame())] or tops
+
+    def window_of(self, pid: int | None, top: Any, wins: list[dict[str, Any]]) -> dict[str, Any] | None:
+        """The X window showing a top-level: its app's only window, or the one titled like it."""
+        mine = [w for w in wins if w["pid"] == pid]
+        if len(mine) == 1:
+            return mine[0]
+        try:
+            name = top.get_name() or ""
+        except GLib.Error:
+            return None
+        titled = [w for w in mine if w["title"] == name]
+        return titled[0] if len(titled) == 1 else None
+
+    def frame(self, pid: int | None, top: Any, window: dict[str, Any] | None) -> Frame:
+        return frame_for(top, self.toolkit(pid), window)
+
+    def starts(self, pid: int | None, window: dict[str, Any] | None, within: str | None,
+               windows: list[dict[str, Any]]) -> list[tuple[int | None, Any, Any, Frame, int | None]]:
+        """(pid, accessible, its top-level, frame, window id) for each place a walk or query starts."""
+        if within is not None:
+            acc, p, top = self.live(within)
+            win = window or self.window_of(p, top, windows)
+            return [(p, acc, top, self.frame(p, top, win), (win or {}).get("id"))]
+        out = []
+        for p, top in self.roots(pid, window):
+            win = window or self.window_of(p, top, windows)
+            out.append((p, top, top, self.frame(p, top, win), (win or {}).get("id")))
+        return out
 
     # ---- nodes ------------------------------------------------------------------------------
 
-    def node(self, acc: Any, pid: int | None, full: bool = True) -> dict[str, Any]:
+    def node(self, acc: Any, pid: int | None, top: Any, frame: Frame, full: bool = True) -> dict[str, Any]:
         role = acc.get_role_name()
-        out: dict[str, Any] = {"ref": self.refs.ref(acc, pid, role), "role": role, "name": acc.get_name() or "",
-                               "states": _states(acc)}
+        out: dict[str, Any] = {"ref": self.refs.ref(acc, pid, role, top), "role": role,
+                               "name": toolkit_name(acc, frame), "states": states(acc, frame)}
         if full:
-            out["bounds"] = _bounds(acc)
+            out["bounds"] = raw_bounds(acc, frame)
             actions = _actions(acc)
             if actions:
                 out["actions"] = actions
@@ -207,21 +223,22 @@ class Accessibility:
         except GLib.Error:
             return None
 
-    def walk(self, roots: list[tuple[int | None, Any]], *, depth: int, max_nodes: int,
-             include_hidden: bool = False) -> Iterator[tuple[int, int | None, Any]]:
-        """(depth, pid, accessible) in tree order; skips subtrees that are not showing unless include_hidden."""
+    def walk(self, acc: Any, frame: Frame, *, depth: int, max_nodes: int,
+             include_hidden: bool = False) -> Iterator[tuple[int, Any]]:
+        """(depth, accessible) in tree order from one start; skips subtrees that are not showing unless
+        include_hidden."""
         seen = 0
-        stack: list[tuple[int, int | None, Any]] = [(0, pid, acc) for pid, acc in reversed(roots)]
+        stack: list[tuple[int, Any]] = [(0, acc)]
         while stack and seen < max_nodes:
-            d, pid, acc = stack.pop()
+            d, acc = stack.pop()
             try:
-                if d > 0 and not include_hidden and "showing" not in _states(acc):
+                if d > 0 and not include_hidden and "showing" not in states(acc, frame):
                     continue
                 count = acc.get_child_count() if d < depth else 0
             except GLib.Error:
                 continue
             seen += 1
-            yield d, pid, acc
+            yield d, acc
             kids = []
             for i in range(min(count, 2000)):
                 try:
@@ -229,23 +246,24 @@ class Accessibility:
                 except GLib.Error:
                     continue
                 if kid is not None:
-                    kids.append((d + 1, pid, kid))
+                    kids.append((d + 1, kid))
             stack.extend(reversed(kids))
 
-    def live(self, ref: str) -> tuple[Any, int | None]:
-        """The accessible behind a ref, or a stale_ref error if it is gone or is no longer the same element."""
-        acc, pid, role = self.refs.get(ref)
+    def live(self, ref: str) -> tuple[Any, int | None, Any]:
+        """The accessible behind a ref (and its top-level), or a stale_ref error if it is gone or is no longer the
+        same element."""
+        acc, pid, role, top = self.refs.get(ref)
         try:
-            states = _states(acc)
+            now = states(acc, Frame())
             now_role = acc.get_role_name()
             now_pid = acc.get_process_id()
         except GLib.Error:
-            states, now_role, now_pid = ["defunct"], "", None
-        if "defunct" in states or now_role != role or (pid is not None and now_pid != pid):
+            now, now_role, now_pid = ["defunct"], "", None
+        if "defunct" in now or now_role != role or (pid is not None and now_pid != pid):
             raise DesktopError(f"Ref {ref} is stale: its {role} is gone (its window closed, the app redrew it, or the "
                                "app exited). Nothing was done. Find it again with desktop_find_elements.",
                                code="stale_ref")
-        return acc, pid
+        return acc, pid, top
 
     # ---- acting -----------------------------------------------------------------------------
 
@@ -279,35 +297,23 @@ class Accessibility:
     def op_pids(self) -> list[int]:
         return sorted({pid for pid, _, _ in self.apps() if pid})
 
-    def _window_of(self, pid: int | None, root: Any, wins: list[dict[str, Any]]) -> int | None:
-        mine = [w for w in wins if w["pid"] == pid]
-        if len(mine) == 1:
-            return mine[0]["id"]
-        name = root.get_name() or ""
-        titled = [w for w in mine if w["title"] == name]
-        return titled[0]["id"] if len(titled) == 1 else None
-
     def op_elements(self, pid: int | None, window: dict[str, Any] | None, within: str | None, depth: int,
                     max_nodes: int, include_hidden: bool, full: bool, windows: list[dict[str, Any]],
                     ) -> dict[str, Any]:
-        if within is not None:
-            acc, p = self.live(within)
-            roots = [(p, acc)]
-        else:
-            roots = self.roots(pid, window)
         nodes: list[dict[str, Any]] = []
-        current: int | None = None
-        for d, p, acc in self.walk(roots, depth=depth, max_nodes=max_nodes, include_hidden=include_hidden):
-            if d == 0:
-                current = window["id"] if window is not None else self._window_of(p, acc, windows)
-            try:
-                node = self.node(acc, p, full)
-            except GLib.Error:
-                continue  # it left while we looked
-            node["depth"] = d
-            if current is not None:
-                node["window"] = current
-            nodes.append(node)
+        for p, start, top, frame, win in self.starts(pid, window, within, windows):
+            for d, acc in self.walk(start, frame, depth=depth, max_nodes=max_nodes - len(nodes),
+                                    include_hidden=include_hidden):
+                try:
+                    node = self.node(acc, p, top, frame, full)
+                except GLib.Error:
+                    continue  # it left while we looked
+                node["depth"] = d
+                if win is not None:
+                    node["window"] = win
+                nodes.append(node)
+            if len(nodes) >= max_nodes:
+                break
         return {"nodes": nodes, "truncated": len(nodes) >= max_nodes}
 
     def op_candidates(self, pid: int | None, window: dict[str, Any] | None, within: str | None,
@@ -318,31 +324,30 @@ class Accessibility:
         wanted = [ROLES[r] for r in roles or [] if r in ROLES]
         if roles and not wanted:
             return []
-        if within is not None:
-            acc, p = self.live(within)
-            roots = [(p, acc)]
-        else:
-            roots = self.roots(pid, window)
-        rule = Atspi.MatchRule.new(Atspi.StateSet.new([Atspi.StateType.SHOWING]), Atspi.CollectionMatchType.ALL, {},
-                                   Atspi.CollectionMatchType.ALL, wanted,
-                                   Atspi.CollectionMatchType.ANY if wanted else Atspi.CollectionMatchType.ALL, [],
-                                   Atspi.CollectionMatchType.ALL, False)
         out: list[dict[str, Any]] = []
-        for p, root in roots:
-            win = window["id"] if window is not None else self._window_of(p, root, windows)
+        for p, start, top, frame, win in self.starts(pid, window, within, windows):
+            # GTK 4.8 never reports SHOWING below the top-level: ask for VISIBLE and judge showing per node
+            need = Atspi.StateType.VISIBLE if frame.toolkit.gtk4 else Atspi.StateType.SHOWING
+            rule = Atspi.MatchRule.new(Atspi.StateSet.new([need]), Atspi.CollectionMatchType.ALL, {},
+                                       Atspi.CollectionMatchType.ALL, wanted,
+                                       Atspi.CollectionMatchType.ANY if wanted else Atspi.CollectionMatchType.ALL, [],
+                                       Atspi.CollectionMatchType.ALL, False)
             try:
-                found = [root] if not wanted or root.get_role() in wanted else []
-                if "Collection" in root.get_interfaces():
-                    found += Atspi.Collection.get_matches(root, rule, Atspi.CollectionSortOrder.CANONICAL, limit, True)
+                found = [start] if not wanted or start.get_role() in wanted else []
+                if "Collection" in start.get_interfaces():
+                    found += Atspi.Collection.get_matches(start, rule, Atspi.CollectionSortOrder.CANONICAL, limit,
+                                                          True)
                 else:
-                    found += [a for d, _, a in self.walk([(p, root)], depth=64, max_nodes=limit)
+                    found += [a for d, a in self.walk(start, frame, depth=64, max_nodes=limit)
                               if d > 0 and (not wanted or a.get_role() in wanted)]
             except GLib.Error:
                 continue
             for acc in found:
                 try:
-                    node = self.node(acc, p, False)
+                    node = self.node(acc, p, top, frame, False)
                 except GLib.Error:
+                    continue
+                if "showing" not in node["states"]:
                     continue
                 if win is not None:
                     node["window"] = win
@@ -352,23 +357,25 @@ class Accessibility:
     def op_hit(self, window: dict[str, Any], x: int, y: int, max_up: int = 8) -> dict[str, Any] | None:
         """The element under a screen point in a window: the deepest showing node whose bounds hold the point (later
         siblings first: they paint on top), with its ancestors up to the window, nearest first."""
-        def holds(acc: Any) -> bool:
-            b = _bounds(acc)
-            return b is not None and b["x"] <= x < b["x"] + b["width"] and b["y"] <= y < b["y"] + b["height"]
-
         for pid, root in self.roots(window.get("pid"), window):
+            frame = self.frame(pid, root, window)
+
+            def holds(acc: Any) -> bool:
+                b = raw_bounds(acc, frame)  # noqa: B023 - used within this iteration only
+                return b is not None and b["x"] <= x < b["x"] + b["width"] and b["y"] <= y < b["y"] + b["height"]
+
             try:
                 if not holds(root):
                     continue
                 chain = [root]
                 while len(chain) < 64:
                     kids = [chain[-1].get_child_at_index(i) for i in range(min(chain[-1].get_child_count(), 2000))]
-                    inside = next((k for k in reversed(kids) if k is not None and "showing" in _states(k)
+                    inside = next((k for k in reversed(kids) if k is not None and "showing" in states(k, frame)
                                    and holds(k)), None)
                     if inside is None:
                         break
                     chain.append(inside)
-                nodes = [self.node(acc, pid, True) for acc in reversed(chain[-max_up - 1:])]
+                nodes = [self.node(acc, pid, root, frame, True) for acc in reversed(chain[-max_up - 1:])]
             except GLib.Error:
                 continue  # it went away while we looked
             for n in nodes:
@@ -382,32 +389,33 @@ class Accessibility:
                                    {}, Atspi.CollectionMatchType.ALL, [], Atspi.CollectionMatchType.ALL, [],
                                    Atspi.CollectionMatchType.ALL, False)
         for pid, root in self.roots(window.get("pid"), window):
+            frame = self.frame(pid, root, window)
             try:
                 if "Collection" in root.get_interfaces():
                     found = Atspi.Collection.get_matches(root, rule, Atspi.CollectionSortOrder.CANONICAL, 1, True)
                 else:
-                    found = [a for _, _, a in self.walk([(pid, root)], depth=64, max_nodes=5000)
-                             if "focused" in _states(a)][:1]
+                    found = [a for _, a in self.walk(root, frame, depth=64, max_nodes=5000)
+                             if "focused" in states(a, frame)][:1]
                 if found:
-                    node = self.node(found[0], pid, True)
+                    node = self.node(found[0], pid, root, frame, True)
                     node["window"] = window["id"]
                     return node
             except GLib.Error:
                 continue
         return None
 
-    def op_element(self, ref: str) -> dict[str, Any]:
-        acc, pid = self.live(ref)
-        return self.node(acc, pid, True)
+    def op_element(self, ref: str, windows: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+        acc, pid, top = self.live(ref)
+        return self.node(acc, pid, top, self.frame(pid, top, self.window_of(pid, top, windows or [])), True)
 
     def op_action(self, ref: str, prefer: list[str]) -> str:
-        acc, _ = self.live(ref)
+        acc, _, _ = self.live(ref)
         return self.do_action(acc, tuple(prefer))
 
     def op_focus(self, ref: str) -> bool:
-        acc, _ = self.live(ref)
+        acc, _, _ = self.live(ref)
         return self.focus(acc)
 
     def op_set_text(self, ref: str, text: str) -> bool:
-        acc, _ = self.live(ref)
+        acc, _, _ = self.live(ref)
         return self.set_text(acc, text)

@@ -209,18 +209,19 @@ class X11Backend:
 
     def elements(self, *, pid: int | None, window: dict[str, Any] | None, within: str | None, depth: int,
                  max_nodes: int, include_hidden: bool, full: bool) -> tuple[list[dict[str, Any]], bool]:
-        wins = self.windows() if window is None and within is None else []
+        wins = self.windows() if window is None else []
         got = self.a11y().call("elements", pid=pid, window=window, within=within, depth=depth, max_nodes=max_nodes,
                                include_hidden=include_hidden, full=full, windows=wins)
         return got["nodes"], got["truncated"]
 
     def candidates(self, *, pid: int | None, window: dict[str, Any] | None, within: str | None,
                    roles: list[str] | None) -> list[dict[str, Any]]:
-        wins = self.windows() if window is None and within is None else []
+        wins = self.windows() if window is None else []
         return self.a11y().call("candidates", pid=pid, window=window, within=within, roles=roles, windows=wins)
 
     def element(self, ref: str) -> dict[str, Any]:
-        return self.a11y().call("element", ref=ref)
+        # the windows let the helper turn window-relative extents (GTK 4) into screen coordinates
+        return self.a11y().call("element", ref=ref, windows=self.windows())
 
     def element_at(self, window: dict[str, Any], x: int, y: int) -> dict[str, Any] | None:
         return self.a11y().call("hit", window=window, x=x, y=y)

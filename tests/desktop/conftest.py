@@ -26,6 +26,8 @@ from tests.support import run_async
 APPS = Path(__file__).resolve().parent / "apps"
 GTK_APP = [sys.executable, str(APPS / "gtk_app.py")]
 TK_APP = [sys.executable, str(APPS / "tk_app.py")]
+# real apps from Debian's archive, one per toolkit (scripts/test.sh installs them)
+REAL_APPS = ["gnome-calculator", "qt6ct", "galculator"]
 
 
 class FakeDispatcher:
@@ -39,7 +41,7 @@ class Desk:
     """Calls desktop_* tool handlers the way the MCP server does (minus JSON), on one private desktop."""
 
     def __init__(self, **settings: Any) -> None:
-        self.d = FakeDispatcher(Settings(**{"desktop_allow": [sys.executable], **settings}))
+        self.d = FakeDispatcher(Settings(**{"desktop_allow": [sys.executable, *REAL_APPS], **settings}))
         self.service: Desktop = desktop_for(self.d)
 
     def __call__(self, tool: str, **args: Any) -> Any:
