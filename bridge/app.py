@@ -36,11 +36,13 @@ def create_app(settings: Settings, token: str | None) -> Starlette:
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         async with server.session_manager.run():
+            dispatcher.registry.persist_to(settings.config_dir / "pages.json")
             sweeper = asyncio.create_task(_sweep(dispatcher))
             try:
                 yield
             finally:
                 sweeper.cancel()
+                dispatcher.registry.save()
                 dispatcher.audit.close()
 
     async def http_error(request: Request, exc: Exception) -> Response:

@@ -12,9 +12,9 @@ from bridge import errors
 from bridge.audit import Audit
 from bridge.clients import Clients
 from bridge.inbox import Inbox
-from bridge.pending import Pending
+from bridge.pending import Pending, Waiter
 from bridge.questions import Questions
-from bridge.protocol import ExecFrame, dump
+from bridge.protocol import CancelFrame, ExecFrame, dump
 from bridge.registry import Instance, Registry, split_page_id
 from bridge.settings import Settings
 
@@ -67,8 +67,11 @@ class Dispatcher:
 
     # ---- addressing -----------------------------------------------------------------------
 
-    def resolve(self, page_id: str | None) -> Target:
-        """Turn a pageId (or None when exactly one page is live) into a target, or raise a helpful error."""
+    def resolve(self, page_id: str | None, provisional: bool = True) -> Target:
+        """Turn a pageId (or None when exactly one page is live) into a target, or raise a helpful error.
+
+        A frame the page has not listed *yet* (it is away, or its document is still parsing) resolves
+        provisionally; `target()` (and so `call_page`) then waits for it."""
         if page_id is None or not page_id.strip():
             live = self.registry.live_page_ids()
             if not live:
@@ -95,10 +98,13 @@ class Dispatcher:
         frame_id = parts[1]
         if frame_id != "host":
             frame = inst.frames.get(frame_id)
+            if frame is None and provisional and self._frame_may_come(page_id):
+                return Target(inst, frame_id)
             if frame is None:
                 known = ", ".join(f"{inst.id}/{f}" for f in inst.frames if f != "host") or "none"
                 raise errors.UnknownPage(
-                    f"Page {inst.id} has no frame '{frame_id}' (its frames: {known}). Call page_list."
+                    f"Page {inst.id} has no frame '{frame_id}' (its frames: {known}"
+                    f"{'; its document is still loading' if inst.frames_pending else ''}). Call page_list."
                 )
             if frame.crossOrigin:
                 raise errors.CrossOriginFrame(
@@ -107,26 +113,49 @@ class Dispatcher:
                 )
         return Target(inst, frame_id)
 
-    async def wait_live(self, target: Target, timeout: float) -> None:
+    def _frame_may_come(self, page_id: str | None) -> Instance | None:
+        """The instance of `page_id` when its frame is not listed *yet*: the page is away, or its document is still
+        parsing (a reload registers before its iframes exist)."""
+        parts = split_page_id(page_id or "")
+        inst = self.registry.instances.get(parts[0]) if parts else None
+        if inst is None or parts is None or parts[1] == "host" or parts[1] in inst.frames:
+            return None
+        return inst if (not inst.live or inst.frames_pending) else None
+
+    async def target(self, page_id: str | None, timeout: float) -> Target:
+        """`resolve`, but a page that is reloading, reconnecting or coming back after a bridge restart (its id was
+        kept) is waited for, bounded, like its frames that are not registered yet."""
+        deadline = time.monotonic() + min(timeout, RECONNECT_WAIT)
+        while True:
+            try:
+                target = self.resolve(page_id, provisional=False)
+            except errors.UnknownPage:
+                inst = self._frame_may_come(page_id)
+                if inst is None or time.monotonic() >= deadline:
+                    raise
+                await _changed(inst, deadline)
+                continue
+            if target.inst.live:
+                return target
+            await self.wait_live(target, deadline - time.monotonic(), min(timeout, RECONNECT_WAIT))
+
+    async def wait_live(self, target: Target, timeout: float, shown: float | None = None) -> None:
         """Wait (bounded) for a reloading or reconnecting page to come back under its id."""
         inst = target.inst
         deadline = time.monotonic() + min(timeout, RECONNECT_WAIT)
         while not inst.live:
             if self.registry.instances.get(inst.id) is not inst:
-                raise errors.PageGone(f"Page {target.page_id} expired and was removed. Call page_list.")
-            left = deadline - time.monotonic()
-            if left <= 0:
+                raise errors.PageGone(f"Page {target.page_id} expired and was removed. Call page_list.",
+                                      dispatched=False)
+            if deadline - time.monotonic() <= 0:
                 expires = self.registry.expires_in(inst) or 0
                 raise errors.PageGone(
                     f"Page {target.page_id} is not connected ({inst.state}); it did not come back within "
-                    f"{min(timeout, RECONNECT_WAIT):.0f} s. Its pageId stays reserved for {expires:.0f} s more. "
-                    "Make sure the tab is open (reload it), then call page_list.",
-                    code="page_disconnected",
+                    f"{shown or min(timeout, RECONNECT_WAIT):.0f} s, so nothing ran. Its pageId stays reserved for "
+                    f"{expires:.0f} s more. Make sure the tab is open (reload it), then call page_list.",
+                    code="page_disconnected", dispatched=False,
                 )
-            try:
-                await asyncio.wait_for(inst.changed.wait(), left)
-            except TimeoutError:
-                pass
+            await _changed(inst, deadline)
 
     # ---- calling --------------------------------------------------------------------------
 
@@ -135,10 +164,8 @@ class Dispatcher:
     ) -> tuple[Target, Any]:
         """Run `command` in the page/frame and return (target, result); raise a named error otherwise."""
         timeout = min(timeout or self.settings.exec_timeout, self.settings.max_exec_timeout)
-        target = self.resolve(page_id)
         started = time.monotonic()
-        if not target.inst.live:
-            await self.wait_live(target, timeout)
+        target = await self.target(page_id, timeout)
         inst = target.inst
         conn = inst.conn
         assert conn is not None
@@ -149,18 +176,25 @@ class Dispatcher:
                 await conn.send(dump(frame))
             except ConnectionError:
                 raise errors.PageGone(
-                    f"Page {target.page_id} dropped its connection as the command was sent. Call page_list and retry.",
-                    code="page_disconnected",
+                    f"Page {target.page_id} dropped its connection as the command was sent, so it never reached "
+                    "the page. Call page_list and retry.",
+                    code="page_disconnected", dispatched=False,
                 ) from None
+            waiter.sent = True
             left = timeout - (time.monotonic() - started)
             try:
                 msg = await asyncio.wait_for(waiter.future, max(left, 0.001))
             except TimeoutError:
+                self.spawn(self._cancel(inst, waiter.request_id, target.frame_id, "timeout"))
                 raise errors.PageTimeout(
-                    f"Page {target.page_id} did not answer within {timeout:g} s. The command may still be running "
-                    "there (a busy loop, an open alert() or a paused debugger blocks the page). Check the tab, or "
-                    f"retry with a larger timeout (at most {self.settings.max_exec_timeout:g} s)."
+                    f"Page {target.page_id} did not answer within {timeout:g} s. The command reached the page and "
+                    "may still be running there (a busy loop, an open alert() or a paused debugger blocks the page). "
+                    f"{NOT_BLINDLY} Check the tab, or retry with a larger timeout (at most "
+                    f"{self.settings.max_exec_timeout:g} s).", dispatched=True,
                 ) from None
+            except asyncio.CancelledError:
+                self.spawn(self._cancel(inst, waiter.request_id, target.frame_id, "cancelled"))
+                raise
         if msg.ok:
             return target, msg.result
         err = msg.error
@@ -172,6 +206,16 @@ class Dispatcher:
         if code == "page_exception":
             text += "\nThe code you ran threw in the page: fix the code (see the error above) and retry."
         raise errors.PageError(f"Page {target.page_id}: {text}", code=code)
+
+    async def _cancel(self, inst: Instance, request_id: str, frame_id: str, reason: str) -> None:
+        """Tell the page a call is over (cancelled or timed out): it aborts the command's waits and actions."""
+        conn = inst.conn
+        if conn is None:
+            return
+        try:
+            await conn.send(dump(CancelFrame(requestId=request_id, frameId=frame_id, reason=reason)))
+        except ConnectionError:
+            pass
 
     async def wait_reload(self, target: Target, before: object, timeout: float, grace: float = 1.0) -> bool:
         """After a navigation was started: wait until the page is back on a new connection (True), or, if it never
@@ -202,22 +246,43 @@ class Dispatcher:
 
     def page_unloading(self, inst: Instance) -> None:
         self.registry.unloading(inst)
-        self.pending.fail_instance(inst.id, lambda: errors.PageGone(
-            f"Page {inst.id} unloaded while the call ran (a reload, a navigation or the tab closing). It keeps its "
-            "pageId if it comes back; call page_list, then retry if the command is safe to repeat.",
-            code="page_unloaded",
+        self.pending.fail_instance(inst.id, lambda w: errors.PageGone(
+            f"Page {inst.id} unloaded {_when(w)} (a reload, a navigation or the tab closing). It keeps its "
+            f"pageId if it comes back; call page_list, then {_retry(w)}", code="page_unloaded", dispatched=w.sent,
         ))
 
     def page_reloaded(self, inst: Instance) -> None:
-        self.pending.fail_instance(inst.id, lambda: errors.PageGone(
-            f"Page {inst.id} reloaded while the call ran; it is back under the same pageId. Retry if the command "
-            "is safe to repeat.",
-            code="page_reloaded",
+        self.pending.fail_instance(inst.id, lambda w: errors.PageGone(
+            f"Page {inst.id} reloaded {_when(w)}; it is back under the same pageId. {_retry(w, True)}",
+            code="page_reloaded", dispatched=w.sent,
         ))
 
     def page_disconnected(self, inst: Instance) -> None:
-        self.pending.fail_instance(inst.id, lambda: errors.PageGone(
-            f"Page {inst.id} disconnected while the call ran (its tab closed, crashed, or lost the bridge). It "
-            f"keeps its pageId for {self.settings.page_ttl:.0f} s; call page_list.",
-            code="page_disconnected",
+        self.pending.fail_instance(inst.id, lambda w: errors.PageGone(
+            f"Page {inst.id} disconnected {_when(w)} (its tab closed, crashed, or lost the bridge). It "
+            f"keeps its pageId for {self.settings.page_ttl:.0f} s; call page_list, then {_retry(w)}",
+            code="page_disconnected", dispatched=w.sent,
         ))
+
+
+#: What a failure after dispatch tells the agent about retrying.
+NOT_BLINDLY = ("Do not blindly retry code that is not idempotent (it may apply twice): check the page's state "
+               "first (page_snapshot, or a read-only page_exec).")
+
+
+def _when(w: Waiter) -> str:
+    return ("after the command was sent to it (outcome unknown: it may have run, fully or in part)" if w.sent
+            else "before the command reached it (nothing ran)")
+
+
+def _retry(w: Waiter, sentence: bool = False) -> str:
+    text = NOT_BLINDLY if w.sent else "Retry: nothing ran."
+    return text if sentence else text[0].lower() + text[1:]
+
+
+async def _changed(inst: Instance, deadline: float) -> None:
+    """Wait until `inst` changes state or `deadline` (monotonic) passes."""
+    try:
+        await asyncio.wait_for(inst.changed.wait(), max(deadline - time.monotonic(), 0.001))
+    except TimeoutError:
+        pass

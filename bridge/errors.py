@@ -11,10 +11,16 @@ from mcp.server.mcpserver.exceptions import ToolError
 class BridgeError(ToolError):
     code = "bridge_error"
 
-    def __init__(self, message: str, *, code: str | None = None) -> None:
+    #: For failures of a call to a page: False = the command never reached the page (nothing ran, a retry is
+    #: safe), True = it was sent and its outcome is unknown (it may have run). None where that does not apply.
+    dispatched: bool | None = None
+
+    def __init__(self, message: str, *, code: str | None = None, dispatched: bool | None = None) -> None:
         super().__init__(message)
         if code:
             self.code = code
+        if dispatched is not None:
+            self.dispatched = dispatched
 
     def __str__(self) -> str:
         return f"[{self.code}] {super().__str__()}"

@@ -20,6 +20,8 @@ class Waiter:
     request_id: str
     instance_id: str
     future: asyncio.Future[ResultMsg] = field(repr=False)
+    #: The exec frame was handed to the page's channel: from here on the command may have run.
+    sent: bool = False
 
 
 class Pending:
@@ -50,11 +52,12 @@ class Pending:
         waiter.future.set_result(msg)
         return True
 
-    def fail_instance(self, instance_id: str, make_error: Callable[[], BaseException]) -> int:
-        """Fail every waiter of one page at once; returns how many were failed."""
+    def fail_instance(self, instance_id: str, make_error: Callable[[Waiter], BaseException]) -> int:
+        """Fail every waiter of one page at once (the error may depend on whether its frame was sent); returns how
+        many were failed."""
         failed = 0
         for waiter in list(self._waiters.values()):
             if waiter.instance_id == instance_id and not waiter.future.done():
-                waiter.future.set_exception(make_error())
+                waiter.future.set_exception(make_error(waiter))
                 failed += 1
         return failed

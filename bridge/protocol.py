@@ -58,6 +58,8 @@ class RegisterRequest(_Msg):
     port: int | None = Field(None, ge=1, le=65535)
     attach: Annotated[str, Field(max_length=64)] = "script"
     frames: list[FrameInfo] = Field(default_factory=list, max_length=256)
+    #: False while the document is still parsing (the frame list is not final yet).
+    complete: bool = True
 
 
 class ErrorInfo(_Msg):
@@ -86,6 +88,8 @@ class FramesMsg(_Msg):
     frames: list[FrameInfo] = Field(max_length=256)
     url: Short | None = None
     title: Short | None = None
+    #: False while the document is still parsing: more frames may follow, so an unlisted frame is not gone yet.
+    complete: bool = True
 
 
 class ByeMsg(_Msg):
@@ -137,7 +141,24 @@ class PingFrame(_Msg):
     type: Literal["ping"] = "ping"
 
 
-DownMessage = Union[RegisterReply, ExecFrame, PingFrame]
+class AckFrame(_Msg):
+    """The bridge has a result (on the WebSocket; over HTTP the answer to the POST is the acknowledgement).
+    The page retries an unacknowledged result until it gets one, so it is sent for duplicates and stale results too."""
+
+    type: Literal["ack"] = "ack"
+    requestId: str
+
+
+class CancelFrame(_Msg):
+    """The call behind an exec was cancelled (or is over): abort its waits and pending actions, close its cards."""
+
+    type: Literal["cancel"] = "cancel"
+    requestId: str
+    frameId: str
+    reason: str = "cancelled"
+
+
+DownMessage = Union[RegisterReply, ExecFrame, PingFrame, AckFrame, CancelFrame]
 
 
 class ProtocolError(ValueError):

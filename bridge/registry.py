@@ -3,17 +3,27 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hmac
+import json
+import logging
+import os
 import random
 import secrets
 import string
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Literal, Protocol
 
-from bridge.protocol import PAGE_ID_RE, FrameInfo, RegisterRequest
+from bridge.protocol import INSTANCE_ID_RE, PAGE_ID_RE, FrameInfo, RegisterRequest
+
+log = logging.getLogger("bridge.registry")
 
 State = Literal["live", "reconnecting", "unloading"]
+
+#: Written this long after the set of reserved ids changed (a burst of registrations is one write).
+SAVE_DELAY = 0.2
 
 
 class Connection(Protocol):
@@ -42,6 +52,8 @@ class Instance:
     last_seen: float = field(default_factory=time.time)
     since: float = field(default_factory=time.monotonic)
     changed: asyncio.Event = field(default_factory=asyncio.Event, repr=False)
+    #: The page's document is still parsing: frames it has not listed yet may still appear.
+    frames_pending: bool = False
 
     @property
     def live(self) -> bool:
@@ -61,6 +73,66 @@ class Registry:
         self.ttl = ttl
         self.instances: dict[str, Instance] = {}
         self.changed = asyncio.Event()
+        #: Where the reserved ids are kept across restarts (ids, urls and frame lists; never a secret).
+        self.store: Path | None = None
+        self._save_pending = False
+
+    # ---- across restarts ------------------------------------------------------------------
+
+    def persist_to(self, path: Path) -> int:
+        """Load the ids a previous bridge process had reserved (they wait, disconnected, for their tabs to come
+        back), and keep the file up to date from now on. Returns how many were restored."""
+        self.store = path
+        try:
+            data = json.loads(path.read_text())
+            rows = data["pages"] if isinstance(data, dict) else []
+        except (OSError, ValueError, KeyError, TypeError):
+            return 0
+        restored = 0
+        for row in rows if isinstance(rows, list) else []:
+            try:
+                iid = str(row["id"])
+                frames = [FrameInfo.model_validate(f) for f in row.get("frames", [])]
+            except (KeyError, TypeError, ValueError):
+                continue
+            if not INSTANCE_ID_RE.match(iid) or iid in self.instances:
+                continue
+            # No secret yet: the first tab that registers under this id with its own stored secret takes it.
+            self.instances[iid] = Instance(id=iid, secret="", url=str(row.get("url", ""))[:4096],
+                                           title=str(row.get("title", ""))[:4096], origin=str(row.get("origin", ""))[:4096],
+                                           attach=str(row.get("attach", "script"))[:64],
+                                           frames={f.frameId: f for f in frames}, frames_pending=True)
+            restored += 1
+        return restored
+
+    def _ids_changed(self) -> None:
+        if self.store is None or self._save_pending:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self.save()
+            return
+        self._save_pending = True
+        loop.call_later(SAVE_DELAY, self.save)
+
+    def save(self) -> None:
+        self._save_pending = False
+        if self.store is None:
+            return
+        rows = [{"id": i.id, "url": i.url, "title": i.title, "origin": i.origin, "attach": i.attach,
+                 "frames": [f.model_dump() for f in i.frames.values()]} for i in self.instances.values()]
+        tmp = self.store.with_suffix(".tmp")
+        try:
+            self.store.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "w") as f:
+                json.dump({"v": 1, "pages": rows}, f)
+            os.replace(tmp, self.store)
+        except OSError as exc:
+            log.warning("could not save the reserved page ids to %s: %s", self.store, exc)
+            with contextlib.suppress(OSError):
+                tmp.unlink()
 
     # ---- registration ---------------------------------------------------------------------
 
@@ -73,19 +145,26 @@ class Registry:
         if asked and req.secret:
             inst = self.instances.get(asked)
             if inst is None:
-                # The bridge restarted (or the id expired): the page's id is free, so it gets it back.
+                # The id expired (or the bridge restarted without its store): the page's id is free, so it gets it back.
                 inst = Instance(id=asked, secret=req.secret)
                 self.instances[asked] = inst
+                self._ids_changed()
+                return self._describe(inst, req), False
+            if not inst.secret:
+                # Reserved by the previous bridge process, which kept no secrets: the tab's stored one is its claim.
+                inst.secret = req.secret
                 return self._describe(inst, req), False
             if hmac.compare_digest(inst.secret, req.secret) and (not inst.live or req.reclaim):
                 return self._describe(inst, req), False
         inst = Instance(id=self._fresh_id(req.port), secret=secrets.token_urlsafe(32))
         self.instances[inst.id] = inst
+        self._ids_changed()
         return self._describe(inst, req), asked is not None
 
     def _describe(self, inst: Instance, req: RegisterRequest) -> Instance:
         inst.url, inst.title, inst.origin, inst.attach = req.url, req.title, req.origin, req.attach
         inst.frames = {f.frameId: f for f in req.frames}
+        inst.frames_pending = not req.complete
         inst.since = time.monotonic()  # its reservation restarts: it is about to connect
         inst.touch()
         self._changed()
@@ -102,7 +181,7 @@ class Registry:
     def authenticate(self, instance_id: str, secret: str) -> Instance | None:
         inst = self.instances.get(instance_id)
         # Bytes: compare_digest raises on non-ASCII str, and a secret comes straight from a query string.
-        if inst is None or not hmac.compare_digest(inst.secret.encode(), secret.encode()):
+        if inst is None or not inst.secret or not hmac.compare_digest(inst.secret.encode(), secret.encode()):
             return None
         return inst
 
@@ -136,8 +215,14 @@ class Registry:
         inst.notify()
         self._changed()
 
-    def update_frames(self, inst: Instance, frames: list[FrameInfo], url: str | None, title: str | None) -> None:
+    def update_frames(self, inst: Instance, frames: list[FrameInfo], url: str | None, title: str | None,
+                      complete: bool = True) -> None:
+        before = set(inst.frames)
         inst.frames = {f.frameId: f for f in frames}
+        inst.frames_pending = not complete
+        if set(inst.frames) != before:
+            self._ids_changed()
+        inst.notify()
         if url is not None:
             inst.url = url
         if title is not None:
@@ -154,6 +239,7 @@ class Registry:
             inst.notify()
         if gone:
             self._changed()
+            self._ids_changed()
         return gone
 
     def forget(self, inst: Instance) -> None:
@@ -162,6 +248,7 @@ class Registry:
             del self.instances[inst.id]
             inst.notify()
             self._changed()
+            self._ids_changed()
 
     def expires_in(self, inst: Instance) -> float | None:
         return None if inst.live else max(0.0, self.ttl - (time.monotonic() - inst.since))

@@ -159,7 +159,8 @@ def test_a_page_that_disconnects_mid_call_fails_the_call_at_once(br, client, pag
     pages.disconnect(page)
     text = error_of(future.result(timeout=15))
     assert time.monotonic() - started < 5  # not the call's 30 s timeout
-    assert "[page_disconnected]" in text and "disconnected while the call ran" in text
+    assert "[page_disconnected]" in text and "disconnected after the command was sent to it" in text
+    assert "outcome unknown: it may have run" in text and "do not blindly retry" in text
     assert "call page_list" in text
 
 
@@ -173,7 +174,8 @@ def test_a_page_that_unloads_mid_call_fails_the_call_with_page_unloaded(br, clie
     text = error_of(future.result(timeout=15))
     assert time.monotonic() - started < 5
     assert "[page_unloaded]" in text and "keeps its pageId" in text
-    assert "call page_list, then retry if the command is safe to repeat" in text
+    assert "after the command was sent to it (outcome unknown" in text
+    assert "call page_list, then do not blindly retry code that is not idempotent" in text
 
 
 def test_a_page_that_reloads_mid_call_fails_the_call_with_page_reloaded(br, client, pages):
@@ -185,7 +187,7 @@ def test_a_page_that_reloads_mid_call_fails_the_call_with_page_reloaded(br, clie
     pages.run(page.register(reclaim=True))
     text = error_of(future.result(timeout=15))
     assert page.instance_id == first_id
-    assert "[page_reloaded]" in text and "same pageId" in text and "Retry if the command is safe" in text
+    assert "[page_reloaded]" in text and "same pageId" in text and "Do not blindly retry" in text
 
 
 def test_a_call_to_a_page_that_is_away_waits_briefly_then_says_to_reload_the_tab(br, client, pages):

@@ -79,7 +79,7 @@ function createDbgLauncher(config) {
         try { out = { ok: true, result: await capture(out.result.frameBox, client.maxResult) }; } catch (e) { out = { ok: false, error: toErrorInfo(e) }; }
       }
     }
-    client.send(/** @type {ResultMsg} */ (Object.assign({ type: 'result', requestId: frame.requestId }, out)));
+    client.sendResult(/** @type {ResultMsg} */ (Object.assign({ type: 'result', requestId: frame.requestId }, out)), frame.timeout * 1000);
   }
 
   window.addEventListener('message', (ev) => router.onMessage(ev));
@@ -91,7 +91,7 @@ function createDbgLauncher(config) {
     else if (ev.code === 'KeyM') { ev.preventDefault(); human.compose(); }
   }, true);
   router.onChange = () => {
-    if (client.state === 'connected') client.send({ type: 'frames', frames: router.frameList(), url: location.href, title: document.title });
+    if (client.state === 'connected') client.send({ type: 'frames', frames: router.frameList(), url: location.href, title: document.title, complete: document.readyState !== 'loading' });
   };
   window.addEventListener('dbg:status', (ev) => {
     const detail = /** @type {CustomEvent} */ (ev).detail;

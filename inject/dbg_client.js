@@ -19,21 +19,30 @@ const MAX_DEPTH = 12;
 const FRAME_READY_WAIT_MS = 5000;
 /** A tab that fell back to SSE tries the WebSocket again on a reconnect this long after the failure. */
 const WS_RETRY_MS = 60000;
+/** Unacknowledged results: first retry after a failed POST, the wait for a WebSocket ack, the longest pause, and
+ * how long past the call's own timeout a result is still worth sending. */
+const RESULT_RETRY_MS = 150;
+const RESULT_ACK_WAIT_MS = 1000;
+const RESULT_RETRY_MAX_MS = 1000;
+const RESULT_SLACK_MS = 2000;
 
 /**
  * Wire shapes; mirrored from bridge/protocol.py (PROTOCOL_VERSION 1).
  * @typedef {{frameId: string, parent: string|null, url: string, title: string, origin: string,
  *            crossOrigin: boolean, ready: boolean}} FrameInfo
  * @typedef {{v: number, instanceId: string|null, secret: string|null, reclaim: boolean, url: string,
- *            title: string, origin: string, port: number|null, attach: string, frames: FrameInfo[]}} RegisterRequest
+ *            title: string, origin: string, port: number|null, attach: string, frames: FrameInfo[],
+ *            complete: boolean}} RegisterRequest
  * @typedef {{type: 'registered', v: number, instanceId: string, secret: string, ttl: number,
  *            heartbeat: number, maxResult: number, renamed: boolean}} RegisterReply
  * @typedef {{type: 'exec', requestId: string, frameId: string, command: string,
  *            params: Record<string, any>, timeout: number}} ExecFrame
  * @typedef {{type: 'ping'}} PingFrame
+ * @typedef {{type: 'ack', requestId: string}} AckFrame
+ * @typedef {{type: 'cancel', requestId: string, frameId: string, reason: string}} CancelFrame
  * @typedef {{code: string, message: string, stack?: string, size?: number}} ErrorInfo
  * @typedef {{type: 'result', requestId: string, ok: boolean, result?: any, error?: ErrorInfo}} ResultMsg
- * @typedef {{type: 'frames', frames: FrameInfo[], url?: string, title?: string}} FramesMsg
+ * @typedef {{type: 'frames', frames: FrameInfo[], url?: string, title?: string, complete?: boolean}} FramesMsg
  * @typedef {{type: 'bye'}} ByeMsg
  * @typedef {ResultMsg | FramesMsg | ByeMsg} UpMessage
  * @typedef {{__dbg: 1, type: string, payload?: any, requestId?: string, _f?: string}} Envelope

@@ -13,6 +13,11 @@ function sameOrigin(el) {
   }
 }
 
+/** The document in a same-origin frame, or null. @param {HTMLIFrameElement} el @returns {Document|null} */
+function docOf(el) {
+  try { return el.contentDocument; } catch (_) { return null; }
+}
+
 /** @param {any} data @returns {data is Envelope} */
 function isEnvelope(data) {
   return !!data && typeof data === 'object' && data.__dbg === 1 && typeof data.type === 'string' && data.type.startsWith('dbg_');
@@ -20,12 +25,12 @@ function isEnvelope(data) {
 
 /**
  * @typedef {{id: string, el: HTMLIFrameElement, parent: string, ready: boolean, win: Window|null,
- *            readyWaiters: Array<() => void>}} FrameEntry
+ *            readyWaiters: Array<() => void>, doc: Document|null}} FrameEntry
  */
 const router = {
   /** @type {Map<string, FrameEntry>} */ frames: new Map(),
   /** @type {WeakMap<Element, string>} */ ids: new WeakMap(),
-  /** @type {Map<string, {resolve: (v: any) => void, frameId: string}>} */ waiting: new Map(),
+  /** @type {Map<string, {resolve: (v: any) => void, frameId: string, doc: Document|null}>} */ waiting: new Map(),
   /** @type {WeakSet<Document>} */ observed: new WeakSet(),
   next: 0,
   seq: 0,
@@ -49,7 +54,7 @@ const router = {
         found.add(id);
         let entry = this.frames.get(id);
         if (!entry) {
-          entry = { id, el, parent: parentId, ready: false, win: null, readyWaiters: [] };
+          entry = { id, el, parent: parentId, ready: false, win: null, readyWaiters: [], doc: null };
           this.frames.set(id, entry);
           this.inject(el);
         }
@@ -116,10 +121,12 @@ const router = {
   frameLoaded(el) {
     const id = this.ids.get(el);
     const entry = id ? this.frames.get(id) : undefined;
-    if (id && entry) {
+    // The load event of the document whose client already said ready (a frame's first load) changes nothing.
+    if (id && entry && !(entry.ready && entry.doc && docOf(el) === entry.doc)) {
       entry.ready = false;
       entry.win = el.contentWindow;
-      this.failFrame(id, 'frame_reloaded', 'Frame ' + id + ' navigated or reloaded while the call ran. Retry if it is safe.');
+      this.failFrame(id, 'frame_reloaded', 'Frame ' + id + ' navigated or reloaded after the command was sent to it ' +
+        '(outcome unknown: it may have run). Do not blindly retry code that is not idempotent: check the frame first.', docOf(el));
       this.inject(el);
     }
     this.scan();
@@ -131,6 +138,7 @@ const router = {
       if (entry.el.contentWindow === source) {
         entry.win = /** @type {Window} */ (source);
         entry.ready = true;
+        entry.doc = docOf(entry.el);
         entry.readyWaiters.splice(0).forEach((f) => f());
         this.changed();
         return;
@@ -166,10 +174,10 @@ const router = {
     return out;
   },
 
-  /** @param {string} frameId @param {string} code @param {string} message */
-  failFrame(frameId, code, message) {
+  /** Fail the calls waiting on a frame (except those sent to `current`, its document now). @param {string} frameId @param {string} code @param {string} message @param {Document|null} [current] */
+  failFrame(frameId, code, message, current) {
     for (const [rid, w] of this.waiting) {
-      if (w.frameId === frameId) {
+      if (w.frameId === frameId && !(current && w.doc === current)) {
         this.waiting.delete(rid);
         w.resolve({ ok: false, error: { code, message } });
       }
@@ -202,7 +210,7 @@ const router = {
         if (!this.waiting.delete(requestId)) return;
         resolve({ ok: false, error: { code: 'page_timeout', message: 'Frame ' + frameId + ' did not answer within ' + Math.round(timeoutMs / 1000) + ' s. Check the frame (a busy loop or an open dialog blocks it), or retry with a larger timeout.' } });
       }, timeoutMs + 250);
-      this.waiting.set(requestId, { resolve: (/** @type {any} */ v) => { clearTimeout(timer); resolve(v); }, frameId });
+      this.waiting.set(requestId, { resolve: (/** @type {any} */ v) => { clearTimeout(timer); resolve(v); }, frameId, doc: docOf(entry.el) });
       /** @type {Envelope} */
       const env = { __dbg: 1, type: 'dbg_exec', payload: { command, params }, requestId, _f: frameId };
       try {

@@ -5,7 +5,8 @@
 const delay = (ms) => new Promise((r) => setTimeout(r, ms));
 
 class BridgeClient {
-  /** @param {string} base @param {{channel: string, attach: string, shard: string, frames: () => FrameInfo[], onExec: (f: ExecFrame) => void}} opts */
+  /** @param {string} base @param {{channel: string, attach: string, shard: string, frames: () => FrameInfo[], onExec: (f: ExecFrame) => void,
+   *   onCancel?: (f: CancelFrame) => void}} opts */
   constructor(base, opts) {
     this.base = base;
     this.opts = opts;
@@ -21,6 +22,8 @@ class BridgeClient {
     /** When the WebSocket last failed to open (0: never). SSE is used until WS_RETRY_MS later, then WS is tried again. */
     this.wsFailedAt = 0;
     this.gen = 0;
+    /** Results the bridge has not acknowledged yet, by requestId: retried until it does or the call is over. */
+    /** @type {Map<string, {msg: ResultMsg, until: number, tries: number, timer: number}>} */ this.outbox = new Map();
   }
 
   loadId() {
@@ -78,6 +81,7 @@ class BridgeClient {
       port: loc.port ? Number(loc.port) : null,
       attach: this.opts.attach,
       frames: this.opts.frames(),
+      complete: document.readyState !== 'loading',
     };
     const res = await fetch(this.base + '/bridge/register', {
       method: 'POST', body: JSON.stringify(req), headers: { 'Content-Type': 'text/plain' }, cache: 'no-store',
@@ -157,6 +161,7 @@ class BridgeClient {
     this.channel = channel;
     this.attempt = 0;
     window.dispatchEvent(new CustomEvent('dbg:status', { detail: { state: 'connected', channel, pageId: this.pageId } }));
+    for (const entry of Array.from(this.outbox.values())) this.deliver(entry); // what the last channel left unacked
   }
 
   /** @param {number} gen */
@@ -172,7 +177,53 @@ class BridgeClient {
   onDown(text) {
     let msg;
     try { msg = JSON.parse(text); } catch (_) { return; }
-    if (msg && msg.type === 'exec') this.opts.onExec(/** @type {ExecFrame} */ (msg));
+    if (!msg) return;
+    if (msg.type === 'exec') this.opts.onExec(/** @type {ExecFrame} */ (msg));
+    else if (msg.type === 'ack') this.acked(String(msg.requestId));
+    else if (msg.type === 'cancel' && this.opts.onCancel) this.opts.onCancel(/** @type {CancelFrame} */ (msg));
+  }
+
+  /**
+   * Send a result and keep it until the bridge acknowledges it (an ack frame on the WebSocket, any HTTP answer to
+   * the POST), retried with backoff on whichever channel is open, for as long as the call can still be waiting.
+   * @param {ResultMsg} msg @param {number} waitMs how long the bridge waits for this result at most
+   */
+  sendResult(msg, waitMs) {
+    const entry = { msg, until: Date.now() + waitMs + RESULT_SLACK_MS, tries: 0, timer: 0 };
+    const old = this.outbox.get(msg.requestId);
+    if (old) clearTimeout(old.timer);
+    this.outbox.set(msg.requestId, entry);
+    this.deliver(entry);
+  }
+
+  /** @param {string} requestId */
+  acked(requestId) {
+    const entry = this.outbox.get(requestId);
+    if (!entry) return;
+    clearTimeout(entry.timer);
+    this.outbox.delete(requestId);
+  }
+
+  /** One delivery attempt of an unacknowledged result; schedules the next. @param {{msg: ResultMsg, until: number, tries: number, timer: number}} entry */
+  deliver(entry) {
+    const rid = entry.msg.requestId;
+    if (this.outbox.get(rid) !== entry) return;
+    clearTimeout(entry.timer);
+    if (Date.now() > entry.until || this.stopped() || !this.id) { this.outbox.delete(rid); return; }
+    const retry = (/** @type {number} */ ms) => {
+      entry.timer = window.setTimeout(() => this.deliver(entry), Math.min(RESULT_RETRY_MAX_MS, ms * Math.pow(2, Math.min(entry.tries, 6))));
+      entry.tries++;
+    };
+    if (this.ws && this.ws.readyState === WebSocket.OPEN) {
+      try { this.ws.send(JSON.stringify(entry.msg)); } catch (_) { /* closing: the next attempt takes the other path */ }
+      retry(RESULT_ACK_WAIT_MS);
+      return;
+    }
+    // No WebSocket (SSE, or the socket is reconnecting): POST it; the bridge takes results on either path.
+    const body = JSON.stringify(Object.assign({ instanceId: this.id.instanceId, secret: this.id.secret }, entry.msg));
+    fetch(this.postBase + '/bridge/result', { method: 'POST', body, headers: { 'Content-Type': 'text/plain' }, keepalive: body.length < 60000 })
+      .then((res) => { if (res.status < 500) this.acked(rid); else retry(RESULT_RETRY_MS); },
+        () => retry(RESULT_RETRY_MS)); // offline, or the bridge is restarting
   }
 
   /** Send one message up: on the WebSocket, else as a text/plain POST (no CORS preflight). @param {UpMessage} msg */

@@ -41,6 +41,8 @@ class FakePage:
         self._task: asyncio.Task[None] | None = None
         self.connected = asyncio.Event()
         self.execs = 0
+        #: Every frame other than exec the bridge sent down (acks, cancels), in order.
+        self.received: list[dict[str, Any]] = []
 
     @property
     def page_id(self) -> str:
@@ -98,6 +100,8 @@ class FakePage:
                     frame = json.loads(raw)
                     if frame.get("type") == "exec":
                         asyncio.create_task(self._answer(frame))
+                    else:
+                        self.received.append(frame)
             finally:
                 self._ws = None
 
@@ -112,6 +116,8 @@ class FakePage:
                     frame = json.loads(line[5:].strip())
                     if frame.get("type") == "exec":
                         asyncio.create_task(self._answer(frame))
+                    else:
+                        self.received.append(frame)
 
     async def close(self) -> None:
         if self._task is not None:

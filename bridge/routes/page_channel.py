@@ -18,7 +18,7 @@ from bridge import protocol
 from bridge.dispatch import Dispatcher
 from bridge.http import HTTPError, error_response, read_body
 from bridge.human import page_event, show_open_questions
-from bridge.protocol import ByeMsg, EventMsg, FramesMsg, InstanceId, ProtocolError, RegisterReply, ResultMsg, Secret
+from bridge.protocol import AckFrame, ByeMsg, EventMsg, FramesMsg, InstanceId, ProtocolError, RegisterReply, ResultMsg, Secret
 from bridge.registry import Instance
 
 log = logging.getLogger("bridge.pages")
@@ -105,7 +105,7 @@ def handle_up(d: Dispatcher, inst: Instance, msg: protocol.UpMessage) -> bool:
     if isinstance(msg, ResultMsg):
         return d.pending.resolve(inst.id, msg)
     if isinstance(msg, FramesMsg):
-        d.registry.update_frames(inst, msg.frames, msg.url, msg.title)
+        d.registry.update_frames(inst, msg.frames, msg.url, msg.title, msg.complete)
     elif isinstance(msg, ByeMsg):
         d.page_unloading(inst)
     elif isinstance(msg, EventMsg):
@@ -184,6 +184,13 @@ async def websocket(ws: WebSocket) -> None:
                 log.warning("page %s sent a malformed message: %s", inst.id, exc)
                 continue
             handle_up(d, inst, msg)
+            if isinstance(msg, ResultMsg):
+                # Acknowledged whether it was taken or not (a duplicate, a call already over): the page stops
+                # retrying it either way.
+                try:
+                    await conn.send(protocol.dump(AckFrame(requestId=msg.requestId)))
+                except ConnectionError:
+                    break
     except WebSocketDisconnect:
         pass
     finally:
@@ -194,7 +201,10 @@ async def websocket(ws: WebSocket) -> None:
 
 
 async def result(request: Request) -> Response:
-    """A page's up message over HTTP: the message fields plus `instanceId` and `secret`, sent as text/plain."""
+    """A page's up message over HTTP: the message fields plus `instanceId` and `secret`, sent as text/plain.
+
+    Any answer but a 5xx acknowledges a result: 204 taken, 409 nobody waits for it (a duplicate or a call that is
+    over), 4xx malformed or unknown; the page retries a result only when the POST itself failed."""
     d = _dispatcher(request)
     try:
         data = _json(await read_body(request, d.settings.max_body))

@@ -115,7 +115,7 @@ def test_the_entry_is_removed_when_the_page_fails():
         pending = Pending()
         with pytest.raises(ConnectionError):
             with pending.open("p") as waiter:
-                pending.fail_instance("p", lambda: ConnectionError("page gone"))
+                pending.fail_instance("p", lambda w: ConnectionError("page gone"))
                 await waiter.future
         assert len(pending) == 0
 
@@ -127,7 +127,7 @@ def test_fail_instance_fails_every_waiter_of_one_page_and_no_other():
         pending = Pending()
         made: list[Exception] = []
 
-        def make() -> Exception:
+        def make(waiter) -> Exception:
             made.append(ConnectionError("page a unloaded"))
             return made[-1]
 
@@ -151,7 +151,7 @@ def test_fail_instance_leaves_already_answered_calls_alone():
         pending = Pending()
         with pending.open("a") as answered, pending.open("a") as waiting:
             pending.resolve("a", result(answered.request_id, "done"))
-            assert pending.fail_instance("a", lambda: ConnectionError("gone")) == 1
+            assert pending.fail_instance("a", lambda w: ConnectionError("gone")) == 1
             assert (await answered.future).result == "done"
             with pytest.raises(ConnectionError):
                 await waiting.future

@@ -1,0 +1,127 @@
+"""Results that always arrive: acknowledged results, retried through a network blip, no duplicate taken twice,
+known pages waited for right after a bridge restart, and a reloaded page's frames answering at once."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from e2e.pageloop import PageLoop
+from tests.support import CONNECTED, BridgeProcess, DevServer, McpSession, ok, open_page, text_of, wait_until
+
+
+@pytest.fixture(scope="module")
+def br(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BridgeProcess]:
+    proc = BridgeProcess(tmp_path_factory.mktemp("delivery")).start()
+    yield proc
+    proc.stop()
+
+
+@pytest.fixture(scope="module")
+def site(br: BridgeProcess) -> Iterator[DevServer]:
+    server = DevServer(br.client_js())
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def client(br: BridgeProcess) -> Iterator[McpSession]:
+    session = McpSession(br.mcp_url, br.token)
+    yield session
+    session.close()
+
+
+@pytest.fixture
+def pages() -> Iterator[PageLoop]:
+    loop = PageLoop()
+    yield loop
+    loop.close()
+
+
+SLOW = "await new Promise(r => setTimeout(r, 300)); return location.pathname"
+
+
+@pytest.mark.parametrize("channel", ["ws", "sse"])
+def test_a_result_finished_while_the_tab_is_offline_arrives_once_it_is_back(br, site, client, context, channel):
+    page = open_page(context, site.url(f"/single.html?channel={channel}"))
+    assert page.evaluate("window.__dbg.status().channel") == channel
+    future = client.start("page_exec", {"pageId": page.page_id, "code": SLOW, "timeout": 20})
+    page.wait_for_function("window.__dbg.status().state === 'connected'")  # the exec is on its way or running
+    time.sleep(0.05)  # let the exec frame reach the page before the network goes (the fault under test)
+    context.set_offline(True)
+    try:
+        page.wait_for_timeout(1500)  # the result is done after 300 ms and cannot leave the tab
+        assert not future.done()
+    finally:
+        context.set_offline(False)
+    res = future.result(timeout=10)
+    assert ok(res)["result"] == "/single.html", text_of(res)
+
+
+def test_a_duplicate_result_is_acknowledged_and_ignored(br, client, pages):
+    gate = pages.gate({"ok": True, "result": "first"})
+    page = pages.connect(br.base, handler=gate.handler)
+    future = client.start("page_exec", {"code": "1", "pageId": page.page_id, "timeout": 20})
+    frame = gate.next_frame()
+    rid = frame["requestId"]
+    for value in ("first", "second"):  # the page retried: the same result twice on the WebSocket
+        pages.send(page, {"type": "result", "requestId": rid, "ok": True, "result": value})
+    assert ok(future.result(timeout=10))["result"] == "first"
+    wait_until(lambda: len(page.received) >= 2, 5, what="two acks")
+    assert page.received == [{"type": "ack", "requestId": rid}] * 2
+    # Over HTTP the answer is the acknowledgement: 204 taken, then 409 nobody waits for it any more.
+    gate = pages.gate()
+    sse = pages.connect(br.base, channel="sse", handler=gate.handler)
+    future = client.start("page_exec", {"code": "x", "pageId": sse.page_id, "timeout": 20})
+    rid = gate.next_frame()["requestId"]
+    codes = [pages.send(sse, {"type": "result", "requestId": rid, "ok": True, "result": v}).status_code
+             for v in ("first", "second")]
+    assert codes == [204, 409]
+    assert ok(future.result(timeout=10))["result"] == "first"
+
+
+def _pid(page) -> str:
+    return page.evaluate("window.__dbg.pageId")
+
+
+def test_right_after_a_bridge_restart_calls_to_known_pages_wait_for_them(br, site, context):
+    ws_page = open_page(context, site.url("/single.html"))
+    sse_page = open_page(context, site.url("/framed.html?channel=sse"))
+    page_ids = [ws_page.page_id, sse_page.page_id, sse_page.page_id.replace("/host", "/f0")]
+    wait_until(lambda: sse_page.evaluate("window.__dbg.status().frames.length === 1 && "
+                                         "window.__dbg.status().frames[0].ready"), 10, what="the frame's client")
+    time.sleep(0.3)  # the store is written 0.2 s after a change
+    stored = json.loads((br.config_dir / "pages.json").read_text())
+    assert {p["id"] for p in stored["pages"]} >= {p.split("/")[0] for p in page_ids}
+    assert "secret" not in json.dumps(stored)
+
+    br.restart()  # the tabs are away now and come back by themselves within a second or two
+    mcp = McpSession(br.mcp_url, br.token)
+    try:
+        started = time.monotonic()
+        got = mcp.call_many([("page_exec", {"pageId": p, "code": "location.pathname", "timeout": 15})
+                             for p in page_ids])
+        took = time.monotonic() - started
+        assert [ok(g)["result"] for g in got] == ["/single.html", "/framed.html", "/app.html"], \
+            [text_of(g) for g in got]
+        assert took < 8, took
+    finally:
+        mcp.close()
+    assert _pid(ws_page) == page_ids[0] and _pid(sse_page) == page_ids[1]
+
+
+def test_a_frame_of_a_reloading_page_is_waited_for_not_reported_missing(br, site, client, context):
+    page = open_page(context, site.url("/framed.html"))
+    frame_id = page.page_id.replace("/host", "/f0")
+    assert ok(client.call("page_exec", {"pageId": frame_id, "code": "location.pathname"}))["result"] == "/app.html"
+    for _ in range(3):
+        page.evaluate("setTimeout(() => location.reload(), 0)")
+        res = client.call("page_exec", {"pageId": frame_id, "code": "location.pathname", "timeout": 15})
+        if res.is_error:  # a call that raced the unload itself is named as such, never "no frame f0"
+            assert "[page_unloaded]" in text_of(res) or "[page_reloaded]" in text_of(res), text_of(res)
+            res = client.call("page_exec", {"pageId": frame_id, "code": "location.pathname", "timeout": 15})
+        assert ok(res)["result"] == "/app.html", text_of(res)
+        page.wait_for_function(CONNECTED)
