@@ -14,7 +14,11 @@ from importlib.resources import files
 PARTS: tuple[str, ...] = (
     "dbg_client.js",
     "render.js",
+    "deep.js",
+    "text.js",
     "page_model.js",
+    "keyboard.js",
+    "act.js",
     "trusted_input.js",
     "console.js",
     "wait.js",

@@ -14,6 +14,19 @@ function compile(code) {
   return new AsyncFunction('args', code);
 }
 
+/** The last whole tree taken with `full`, kept so the bridge can read it in slices. @type {{id: string, text: string}|null} */
+let lastFullTree = null;
+
+/** One slice of a whole tree that fits the result cap: `next` is where the following slice starts (null at the end).
+ * @param {string} id @param {string} text @param {number} from @param {number} maxResult */
+function sliceTree(id, text, from, maxResult) {
+  // JSON escaping can double a character (quotes, backslashes): half the cap is always safe
+  const size = Math.max(1000, Math.floor((maxResult || 512000) / 2) - 2000);
+  const tree = text.slice(from, from + size);
+  const next = from + size < text.length ? from + size : null;
+  return { snapshotId: id, tree, chars: text.length, from, next };
+}
+
 /** @type {Record<string, Command>} */
 const COMMANDS = {
   async ping(_params, ctx) {
@@ -45,15 +58,24 @@ const COMMANDS = {
     return toResult(await fn.call(window, params.args), ctx.maxResult);
   },
   async snapshot(params, ctx) {
+    // a later slice of a whole tree taken with `full` (toFile): the bridge reads it in pieces under the result cap
+    if (params.part) {
+      if (!lastFullTree || lastFullTree.id !== params.part) {
+        throw new DbgError('stale_snapshot', 'Snapshot ' + params.part + ' is no longer kept in the page (a newer whole tree replaced it). Take page_snapshot again.');
+      }
+      return sliceTree(lastFullTree.id, lastFullTree.text, Number(params.from) || 0, ctx.maxResult);
+    }
     const root = params.root ? target(/^e\d+@/.test(String(params.root)) ? { ref: params.root } : { selector: params.root })
       : (document.body || document.documentElement);
+    const full = !!params.full;
     const out = snapshot(root, {
       depth: params.depth == null ? 64 : Number(params.depth),
       interactive: !!params.interactiveOnly,
-      maxChars: Number(params.maxChars) || 12000,
+      maxChars: full ? 0 : Number(params.maxChars) || 12000,
       boxes: !!params.boxes,
     });
     refs.snapshots++;
+    const snapshotId = 's' + refs.snapshots + '@' + DOC_TAG;
     let tree = out.text;
     if (params.includeFrames && ctx.role === 'host' && /\[frame=f\d+\]/.test(tree)) {
       const lines = [];
@@ -63,44 +85,39 @@ const COMMANDS = {
         if (!m) continue;
         const sub = await router.exec(m[2], 'snapshot', Object.assign({}, params, { includeFrames: false, __maxResult: ctx.maxResult }), 5000);
         if (!sub.ok || !sub.result) { lines.push(m[1] + '  - (frame ' + m[2] + ': ' + (sub.error ? sub.error.code : 'no answer') + ')'); continue; }
-        for (const l of String(sub.result.tree).split('\n')) if (l) lines.push(m[1] + '  ' + l.replace(/\[ref=/g, '[ref=' + m[2] + ':'));
+        let subTree = String(sub.result.tree);
+        for (let at = sub.result.next; at != null;) { // a frame's whole tree, read in slices
+          const more = await router.exec(m[2], 'snapshot', { part: sub.result.snapshotId, from: at, __maxResult: ctx.maxResult }, 5000);
+          if (!more.ok || !more.result) break;
+          subTree += more.result.tree;
+          at = more.result.next;
+        }
+        for (const l of subTree.split('\n')) if (l) lines.push(m[1] + '  ' + l.replace(/\[ref=/g, '[ref=' + m[2] + ':'));
       }
       tree = lines.join('\n');
     }
-    return { snapshotId: 's' + refs.snapshots + '@' + DOC_TAG, url: location.href, title: document.title,
-      elements: out.elements, truncated: out.truncated, tree };
+    const head = { snapshotId, url: location.href, title: document.title, elements: out.elements, shown: out.shown, truncated: out.truncated };
+    if (!full) return Object.assign(head, { tree });
+    lastFullTree = { id: snapshotId, text: tree };
+    return Object.assign(head, sliceTree(snapshotId, tree, 0, ctx.maxResult));
   },
   async find(params) {
     const limit = Math.max(1, Math.min(Number(params.limit) || 20, 200));
-    let re = null;
-    if (params.regex) {
-      try { re = new RegExp(String(params.regex), 'i'); } catch (e) {
-        throw new DbgError('bad_regex', 'Invalid regex: ' + /** @type {Error} */ (e).message);
-      }
-    }
-    const text = params.text ? String(params.text).toLowerCase() : '';
-    let pool;
-    try { pool = Array.from(document.querySelectorAll(params.selector ? String(params.selector) : '*')); } catch (e) {
-      throw new DbgError('bad_selector', "'" + params.selector + "' is not a valid CSS selector: " + /** @type {Error} */ (e).message);
-    }
-    const hits = [];
-    let total = 0;
-    for (const el of pool) {
-      if (SKIP_TAGS.has(el.tagName) || hidden(el)) continue;
-      const role = roleOf(el);
-      if (params.role && role !== params.role) continue;
-      const label = nameOf(el, role || 'button') || ownText(el);
-      if (text && !label.toLowerCase().includes(text)) continue;
-      if (re && !re.test(label)) continue;
-      if ((text || re) && !params.role && !role && !ownText(el)) continue; // containers match through their children
-      total++;
-      if (hits.length < limit) {
+    const match = textMatcher({ text: params.text, regex: params.regex, exact: params.exact });
+    const pool = params.selector ? new Set(deepQueryAll(String(params.selector))) : null;
+    const fits = (/** @type {Element} */ el, /** @type {string} */ role) => (!params.role || role === params.role) && (!pool || pool.has(el));
+    return withTextCache(() => {
+      // with text: the innermost elements whose name or rendered text matches; else every element that fits
+      const found = match ? textMatches(match, fits).filter((el) => !hidden(el))
+        : deepElements(document.body || document.documentElement).filter((el) => !SKIP_TAGS.has(el.tagName) && fits(el, roleOf(el)) && !hidden(el));
+      const hits = found.slice(0, limit).map((el) => {
+        const role = roleOf(el);
         const ctx = el.closest('form,dialog,section,article,li,tr,fieldset,nav,header,footer,[role=dialog]');
-        hits.push({ ref: refs.of(el), role: role || el.tagName.toLowerCase(), name: label,
-          context: ctx && ctx !== el ? clip(/** @type {HTMLElement} */ (ctx).innerText || ctx.textContent || '', 80) : '' });
-      }
-    }
-    return { matches: hits, total, more: total > hits.length };
+        return { ref: refs.of(el), role: role || el.tagName.toLowerCase(), name: (role && nameOf(el, role)) || clip(elementText(el), 100),
+          context: ctx && ctx !== el ? clip(elementText(ctx), 80) : '' };
+      });
+      return { matches: hits, total: found.length, more: found.length > hits.length };
+    });
   },
   async act(params) {
     const batch = Array.isArray(params.actions) && params.actions.length ? params.actions : [params];
@@ -161,6 +178,7 @@ const COMMANDS = {
       const want = String(params.url);
       return waitFor(() => location.href.includes(want) && location.href, timeoutMs);
     }
+    const textWanted = params.text ? textMatcher({ text: params.text, exact: params.exact }) : null;
     /** @returns {Element|null} */
     const find = () => {
       if (params.ref) {
@@ -169,16 +187,8 @@ const COMMANDS = {
           throw e;
         }
       }
-      if (params.selector) return document.querySelector(String(params.selector));
-      if (params.text) {
-        const want = String(params.text).toLowerCase();
-        const w = document.createTreeWalker(document.body || document.documentElement, NodeFilter.SHOW_TEXT);
-        for (let n = w.nextNode(); n; n = w.nextNode()) {
-          const p = n.parentElement;
-          if (p && (n.textContent || '').toLowerCase().includes(want) && !hidden(p)) return p;
-        }
-        return null;
-      }
+      if (params.selector) return deepQuery(String(params.selector));
+      if (textWanted) return textMatches(textWanted).find((el) => !hidden(el)) || null;
       throw new DbgError('bad_arguments', 'Give text, selector, ref or url to wait for.');
     };
     return waitFor(() => {
@@ -232,9 +242,7 @@ const COMMANDS = {
     if (params.clear) return { cleared: overlay.clear() };
     const list = Array.isArray(params.refs) ? params.refs.map((/** @type {string} */ r) => refs.resolve(r)) : [];
     if (params.selector) {
-      try { list.push(...Array.from(document.querySelectorAll(String(params.selector))).slice(0, 50)); } catch (e) {
-        throw new DbgError('bad_selector', "'" + params.selector + "' is not a valid CSS selector.");
-      }
+      list.push(...deepQueryAll(String(params.selector)).slice(0, 50));
     }
     if (!list.length) throw new DbgError('no_match', 'Nothing to highlight: give refs or a selector that matches.');
     overlay.show(list, String(params.label || ''), Number(params.durationMs) || 0);

@@ -118,7 +118,9 @@ const human = {
     /** @param {Event} e */
     const under = (e) => {
       const me = /** @type {MouseEvent} */ (e);
-      const t = document.elementFromPoint(me.clientX, me.clientY);
+      let t = document.elementFromPoint(me.clientX, me.clientY);
+      // into open shadow roots: the innermost element under the pointer
+      while (t && t.shadowRoot && t !== this.host) { const inner = t.shadowRoot.elementFromPoint(me.clientX, me.clientY); if (!inner || inner === t) break; t = inner; }
       return t && t !== this.host ? t : null;
     };
     const onMove = (/** @type {Event} */ e) => {
@@ -152,8 +154,15 @@ const human = {
     this.picking = null;
   },
 
-  /** @param {Element} el */
+  /** A selector for el that deepQueryAll finds again: one CSS path per tree, joined by >>> across shadow roots. @param {Element} el */
   selector(el) {
+    const host = hostOf(el);
+    const inTree = this.treeSelector(el);
+    return host ? this.selector(host) + ' >>> ' + inTree : inTree;
+  },
+
+  /** A CSS path to el within its own tree (document or shadow root). @param {Element} el */
+  treeSelector(el) {
     if (el.id) return '#' + CSS.escape(el.id);
     const parts = [];
     for (let e = /** @type {Element|null} */ (el); e && e.nodeType === 1 && e !== document.documentElement; e = e.parentElement) {
@@ -168,7 +177,7 @@ const human = {
   /** The human picked `el`: answer the question it was for, or send element_selected (with an optional note). @param {Element} el @param {string|null} questionId */
   selected(el, questionId) {
     /** @type {any} */ (window).__dbgSelected = el;
-    const info = Object.assign({ ref: refs.of(el), selector: this.selector(el), text: clip(/** @type {HTMLElement} */ (el).innerText || el.textContent || '', 200),
+    const info = Object.assign({ ref: refs.of(el), selector: this.selector(el), text: clip(withTextCache(() => elementText(el)), 200),
       role: roleOf(el) || el.tagName.toLowerCase() }, { source: sourceOf(el) });
     if (questionId) {
       this.remove(questionId);

@@ -68,7 +68,7 @@ function roleOf(el) {
 }
 
 /** @param {string} s @param {number} n */
-const clip = (s, n) => { const t = s.replace(/\s+/g, ' ').trim(); return t.length > n ? t.slice(0, n - 1) + '…' : t; };
+const clip = (s, n) => { const t = normText(s); return t.length > n ? t.slice(0, n - 1) + '…' : t; };
 
 /** control -> its labels, built once per snapshot: Chromium recomputes el.labels by scanning the document after
  * every DOM change (~60 ms for 600 controls on a 5,000-element page). @type {Map<Element, Element[]>|null} */
@@ -91,7 +91,11 @@ function indexLabels() {
 function nameOf(el, role) {
   const by = el.getAttribute('aria-labelledby');
   if (by) {
-    const text = by.split(/\s+/).map((id) => { const n = el.ownerDocument.getElementById(id); return n ? n.textContent || '' : ''; }).join(' ');
+    const root = /** @type {Document|ShadowRoot} */ (el.getRootNode());
+    const text = by.split(/\s+/).map((id) => {
+      const n = typeof root.getElementById === 'function' ? root.getElementById(id) : el.ownerDocument.getElementById(id);
+      return n ? (n === el || notRendered(n) ? normText(n.textContent || '') : elementText(n)) : '';
+    }).join(' ');
     if (text.trim()) return clip(text, 100);
   }
   const aria = el.getAttribute('aria-label');
@@ -102,7 +106,7 @@ function nameOf(el, role) {
   const alt = el.getAttribute('alt') || el.getAttribute('title') || el.getAttribute('placeholder');
   if (alt) return clip(alt, 100);
   if (/^(button|link|heading|option|tab|menuitem|cell|columnheader|label|listitem|treeitem|switch|checkbox|radio)$/.test(role)) {
-    return clip(/** @type {HTMLElement} */ (el).innerText || el.textContent || '', 100);
+    return clip(elementText(el), 100);
   }
   return '';
 }
@@ -110,10 +114,10 @@ function nameOf(el, role) {
 /** A label's own words, without the text of the controls inside it (a select's options, say). @param {Element} label */
 function labelText(label) {
   let t = '';
-  const walk = (/** @type {Node} */ n) => {
-    for (const c of Array.from(n.childNodes)) {
+  const walk = (/** @type {Element} */ n) => {
+    for (const c of Array.from(flatChildren(n))) {
       if (c.nodeType === 3) t += c.textContent;
-      else if (c.nodeType === 1 && !/^(SELECT|TEXTAREA|INPUT|BUTTON|OPTION)$/.test(/** @type {Element} */ (c).tagName)) walk(c);
+      else if (c.nodeType === 1 && !/^(SELECT|TEXTAREA|INPUT|BUTTON|OPTION)$/.test(/** @type {Element} */ (c).tagName)) t += ' ' + rawText(/** @type {Element} */ (c));
     }
   };
   walk(label);
@@ -123,10 +127,7 @@ function labelText(label) {
 /** @param {Element} el */
 function hidden(el) {
   if (el.getAttribute('aria-hidden') === 'true' || /** @type {HTMLElement} */ (el).hidden) return true;
-  const anyEl = /** @type {any} */ (el);
-  if (typeof anyEl.checkVisibility === 'function') return !anyEl.checkVisibility({ visibilityProperty: true });
-  const cs = getComputedStyle(el);
-  return cs.display === 'none' || cs.visibility === 'hidden';
+  return notRendered(el);
 }
 
 /** States worth showing: checked, disabled, expanded, selected, required, focused, level, value. @param {Element} el @param {string} role */
@@ -156,10 +157,11 @@ function statesOf(el, role) {
   return out;
 }
 
-/** Direct text of an element (not of its children), for context lines. @param {Element} el */
+/** Direct text of an element (not of its children; a slot's assigned text included), for context lines. @param {Element} el */
 function ownText(el) {
   let t = '';
-  for (const n of Array.from(el.childNodes)) if (n.nodeType === 3) t += n.textContent;
+  const kids = flatChildren(el);
+  for (let i = 0; i < kids.length; i++) if (kids[i].nodeType === 3) t += kids[i].textContent;
   return clip(t, 120);
 }
 
@@ -169,13 +171,14 @@ function ownText(el) {
  */
 function snapshot(root, opt) {
   labelIndex = indexLabels();
-  try { return snapshotWalk(root, opt); } finally { labelIndex = null; }
+  try { return withTextCache(() => snapshotWalk(root, opt)); } finally { labelIndex = null; }
 }
 
 /** @param {Element} root @param {{depth: number, interactive: boolean, maxChars: number, boxes: boolean}} opt */
 function snapshotWalk(root, opt) {
   const lines = [];
   let chars = 0, count = 0, truncated = 0;
+  const limit = opt.maxChars > 0 ? opt.maxChars : Infinity;
   const selected = /** @type {any} */ (window).__dbgSelected;
   /** @param {Element} el @param {number} level */
   const walk = (el, level) => {
@@ -201,42 +204,47 @@ function snapshotWalk(root, opt) {
         line += ' [box=' + [r.x, r.y, r.width, r.height].map(Math.round).join(',') + ']';
       }
       if (role && text && name !== text && !opt.interactive) line += ': ' + text;
-      if (chars + line.length + 1 > opt.maxChars) { truncated++; return; }
-      chars += line.length + 1;
-      lines.push(line);
+      // past the cut, keep walking to count exactly what is left out
+      if (truncated || chars + line.length + 1 > limit) truncated++;
+      else { chars += line.length + 1; lines.push(line); }
       next = level + 1;
       if (role && name && /^(button|link|heading|option|tab|menuitem|cell|columnheader|listitem)$/.test(role) && !el.querySelector('input,select,textarea,button,a[href],[role]')) return;
     }
     if (next > opt.depth + 1) return;
-    const kids = el.shadowRoot ? Array.from(el.shadowRoot.children).concat(Array.from(el.children)) : Array.from(el.children);
-    for (const k of kids) walk(k, next);
+    for (const k of flatElementChildren(el)) walk(k, next); // slotted nodes at their slot
   };
   walk(root, 0);
-  if (truncated) lines.push('- … ' + truncated + ' more element(s) over maxChars=' + opt.maxChars + '; narrow with root, depth or interactiveOnly');
-  return { text: lines.join('\n'), elements: count, truncated: truncated > 0 };
+  if (truncated) {
+    // the closing line counts against maxChars too: drop shown lines until it fits
+    const tail = () => '- … ' + truncated + ' more element(s) over maxChars=' + opt.maxChars + '; narrow with root, depth or interactiveOnly, or toFile';
+    while (lines.length && chars + tail().length > limit) { chars -= /** @type {string} */ (lines.pop()).length + 1; truncated++; }
+    lines.push(tail());
+  }
+  return { text: lines.join('\n'), elements: count, shown: count - truncated, truncated: truncated > 0 };
 }
 
-/** Resolve a target given as {ref} | {selector} | {text} to exactly one element, or fail with candidates. @param {Record<string, any>} t */
+const FORM_CONTROL = /^(INPUT|SELECT|TEXTAREA)$/;
+/** What a click on text lands on: the control or link around the matched text. */
+const ACTIONABLE = 'button,a[href],summary,label,[role=button],[role=link],[role=tab],[role=menuitem],[role=option],[role=checkbox],[role=switch]';
+
+/** Resolve a target given as {ref} | {selector} | {text} to exactly one element, or fail with candidates.
+ * Selectors and text reach into open shadow roots. @param {Record<string, any>} t */
 function target(t) {
   if (t.ref) return refs.resolve(t.ref);
-  if (t.selector) {
-    let all;
-    try { all = Array.from(document.querySelectorAll(String(t.selector))); } catch (e) {
-      throw new DbgError('bad_selector', "'" + t.selector + "' is not a valid CSS selector: " + /** @type {Error} */ (e).message);
-    }
-    return pickOne(all, "selector '" + t.selector + "'", t.nth);
-  }
+  if (t.selector) return pickOne(deepQueryAll(String(t.selector)), "selector '" + t.selector + "'", t.nth);
   if (t.text) {
-    const want = String(t.text).toLowerCase();
+    const match = /** @type {(s: string) => boolean} */ (textMatcher({ text: t.text, exact: t.exact }));
     const formish = /^(fill|type|select|check|uncheck)$/.test(String(t.action || ''));
-    const matched = Array.from(document.querySelectorAll('a,button,input,select,textarea,label,summary,option,[role],[tabindex],h1,h2,h3,h4,h5,h6,li,td,th,p,span,div'))
-      .filter((el) => !hidden(el) && (nameOf(el, roleOf(el) || 'button') || ownText(el)).toLowerCase().includes(want))
-      // a label stands for its control; for form actions only controls count
-      .map((el) => (el.tagName === 'LABEL' && /** @type {HTMLLabelElement} */ (el).control) || el)
-      .filter((el) => !formish || /^(INPUT|SELECT|TEXTAREA)$/.test(el.tagName) || /** @type {HTMLElement} */ (el).isContentEditable);
-    const all = Array.from(new Set(matched));
-    const innermost = all.filter((el) => !all.some((o) => o !== el && el.contains(o)));
-    return pickOne(innermost, "text '" + t.text + "'", t.nth);
+    const isControl = (/** @type {Element} */ el) => FORM_CONTROL.test(el.tagName) || /** @type {HTMLElement} */ (el).isContentEditable;
+    // for form actions only controls (and the labels that stand for them) count
+    const found = textMatches(match, formish ? (el) => isControl(el) || el.tagName === 'LABEL' : undefined);
+    const all = Array.from(new Set(found.map((el) => {
+      if (el.tagName === 'LABEL' && /** @type {HTMLLabelElement} */ (el).control) return /** @type {HTMLLabelElement} */ (el).control;
+      // text inside a button or link: act on the button (its disabled state, its ref)
+      const up = formish ? null : el.closest(ACTIONABLE);
+      return up && up !== el && withTextCache(() => match(elementText(up)) || match(nameOf(up, roleOf(up) || 'button'))) ? up : el;
+    }))).filter((el) => !!el && (!formish || isControl(/** @type {Element} */ (el))));
+    return pickOne(/** @type {Element[]} */ (all), "text '" + t.text + "'", t.nth);
   }
   throw new DbgError('bad_target', 'Give a target: ref (from page_snapshot/page_find), selector, or text.');
 }
@@ -249,121 +257,8 @@ function pickOne(all, what, nth) {
   }
   if (all.length === 1) return all[0];
   if (!all.length) throw new DbgError('no_match', 'Nothing matches ' + what + '. Take a page_snapshot or use page_find to see what is there.');
-  const list = all.slice(0, 8).map((el) => refs.of(el) + ' ' + (roleOf(el) || el.tagName.toLowerCase()) + ' ' + JSON.stringify(nameOf(el, roleOf(el) || 'button') || ownText(el))).join('; ');
+  const list = withTextCache(() => all.slice(0, 8).map((el) => refs.of(el) + ' ' + (roleOf(el) || el.tagName.toLowerCase()) + ' ' +
+    JSON.stringify(nameOf(el, roleOf(el) || 'button') || clip(elementText(el), 80))).join('; '));
   throw new DbgError('ambiguous_target', what + ' matches ' + all.length + ' elements: ' + list + (all.length > 8 ? '; …' : '') + '. Pass one ref, or nth.');
 }
 
-/** Let the app react (framework re-renders, microtasks) before reading what changed. */
-const settle = () => new Promise((r) => setTimeout(() => requestAnimationFrame(() => r(null)), 0)).then(() => null, () => null);
-const settleBounded = () => Promise.race([settle(), new Promise((r) => setTimeout(r, 100))]);
-
-/** @param {Element} el @param {string} type @param {Record<string, any>} [extra] */
-function mouse(el, type, extra) {
-  const r = el.getBoundingClientRect();
-  const init = Object.assign({ bubbles: true, cancelable: true, composed: true, view: window, clientX: r.x + r.width / 2, clientY: r.y + r.height / 2, button: 0 }, extra || {});
-  const Ctor = type.startsWith('pointer') && typeof PointerEvent !== 'undefined' ? PointerEvent : MouseEvent;
-  return el.dispatchEvent(new Ctor(type, init));
-}
-
-/** Set a form value the way frameworks notice (the native setter, then input + change). @param {Element} el @param {string} value */
-function setValue(el, value) {
-  const proto = el.tagName === 'TEXTAREA' ? HTMLTextAreaElement.prototype : el.tagName === 'SELECT' ? HTMLSelectElement.prototype : HTMLInputElement.prototype;
-  const desc = Object.getOwnPropertyDescriptor(proto, 'value');
-  if (desc && desc.set) desc.set.call(el, value); else /** @type {any} */ (el).value = value;
-  el.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
-  el.dispatchEvent(new Event('change', { bubbles: true }));
-}
-
-/** @param {Element} el @param {string} chord e.g. 'Enter', 'Control+a' */
-function press(el, chord) {
-  const parts = String(chord).split('+');
-  const key = parts.pop() || '';
-  const mods = new Set(parts.map((p) => p.toLowerCase()));
-  const init = { key, bubbles: true, cancelable: true, composed: true, ctrlKey: mods.has('control') || mods.has('ctrl'),
-    shiftKey: mods.has('shift'), altKey: mods.has('alt'), metaKey: mods.has('meta') || mods.has('cmd') };
-  const go = el.dispatchEvent(new KeyboardEvent('keydown', init));
-  el.dispatchEvent(new KeyboardEvent('keyup', init));
-  const form = /** @type {any} */ (el).form;
-  if (go && key === 'Enter' && form && el.tagName === 'INPUT') form.requestSubmit();
-}
-
-/** Run one action on one element. @param {Record<string, any>} a */
-async function act(a) {
-  const el = target(a);
-  const h = /** @type {HTMLElement} */ (el);
-  const kind = String(a.action);
-  if (kind !== 'scroll' && kind !== 'hover' && ((/** @type {any} */ (el)).disabled)) {
-    throw new DbgError('disabled', 'Target ' + refs.of(el) + ' is disabled. Wait for it to become enabled (page_wait) or pick another element.');
-  }
-  if (typeof h.scrollIntoView === 'function' && kind !== 'scroll') h.scrollIntoView({ block: 'center', inline: 'center' });
-  if (a.trusted) return trustedAct(el, a, kind);
-  switch (kind) {
-    case 'click': case 'dblclick':
-      for (const t of ['pointerdown', 'mousedown']) mouse(el, t);
-      if (typeof h.focus === 'function') h.focus();
-      for (const t of ['pointerup', 'mouseup']) mouse(el, t);
-      if (typeof h.click === 'function') h.click(); else mouse(el, 'click');
-      if (kind === 'dblclick') { h.click(); mouse(el, 'dblclick', { detail: 2 }); }
-      break;
-    case 'hover': for (const t of ['pointerover', 'pointerenter', 'mouseover', 'mouseenter', 'pointermove', 'mousemove']) mouse(el, t); break;
-    case 'focus': h.focus(); break;
-    case 'fill': h.focus(); setValue(el, String(a.value == null ? '' : a.value)); break;
-    case 'type': {
-      h.focus();
-      const cur = String(/** @type {any} */ (el).value || '');
-      let acc = cur;
-      for (const ch of String(a.value || '')) {
-        el.dispatchEvent(new KeyboardEvent('keydown', { key: ch, bubbles: true }));
-        acc += ch;
-        setValue(el, acc);
-        el.dispatchEvent(new KeyboardEvent('keyup', { key: ch, bubbles: true }));
-      }
-      break;
-    }
-    case 'select': {
-      if (el.tagName !== 'SELECT') throw new DbgError('bad_action', 'select needs a <select> element; ' + refs.of(el) + ' is <' + el.tagName.toLowerCase() + '>.');
-      const s = /** @type {HTMLSelectElement} */ (el);
-      const want = String(a.value);
-      const opt = Array.from(s.options).find((o) => o.value === want || (o.textContent || '').trim() === want);
-      if (!opt) throw new DbgError('no_match', 'No option ' + JSON.stringify(want) + ' in ' + refs.of(el) + '; options: ' + Array.from(s.options).map((o) => JSON.stringify((o.textContent || '').trim())).join(', '));
-      setValue(el, opt.value);
-      break;
-    }
-    case 'check': case 'uncheck': {
-      const want = kind === 'check';
-      if (!!(/** @type {any} */ (el)).checked !== want) h.click();
-      break;
-    }
-    case 'press': press(el, String(a.key || a.value || 'Enter')); break;
-    case 'drag': {
-      if (!a.to) throw new DbgError('bad_action', 'drag needs `to`: the ref or CSS selector of where to drop.');
-      const dest = /^e\d+@[a-z]{2}$/.test(String(a.to)) ? refs.resolve(String(a.to)) : target({ selector: a.to });
-      const r = dest.getBoundingClientRect();
-      const at = { clientX: r.x + r.width / 2, clientY: r.y + r.height / 2 };
-      const dt = typeof DataTransfer !== 'undefined' ? new DataTransfer() : null;
-      const drag = (/** @type {Element} */ on, /** @type {string} */ type, /** @type {Record<string, any>} */ pos) =>
-        on.dispatchEvent(new DragEvent(type, Object.assign({ bubbles: true, cancelable: true, composed: true, dataTransfer: dt }, pos)));
-      mouse(el, 'pointerdown');
-      mouse(el, 'mousedown');
-      if (drag(el, 'dragstart', {})) {
-        drag(dest, 'dragenter', at);
-        drag(dest, 'dragover', at);
-        drag(dest, 'drop', at);
-        drag(el, 'dragend', at);
-      }
-      mouse(dest, 'pointermove', at);
-      mouse(dest, 'mousemove', at);
-      mouse(dest, 'pointerup', at);
-      mouse(dest, 'mouseup', at);
-      break;
-    }
-    case 'scroll': {
-      const dy = Number(a.dy || a.value || 0), dx = Number(a.dx || 0);
-      if (el === document.documentElement || el === document.body) window.scrollBy(dx, dy); else h.scrollBy(dx, dy);
-      break;
-    }
-    default:
-      throw new DbgError('bad_action', "Unknown action '" + kind + "'. Actions: click, dblclick, hover, focus, fill, type, select, check, uncheck, press, scroll, drag.");
-  }
-  return refs.of(el);
-}

@@ -28,7 +28,7 @@ function render(v, depth, seen, path) {
     case 'symbol': return '[' + String(v) + ']';
     case 'function': return '[Function: ' + (v.name || 'anonymous') + ']';
     case 'string':
-      return v.length > MAX_STRING ? v.slice(0, MAX_STRING) + '…[truncated: ' + v.length + ' chars in all]' : v;
+      return v.length > stringCap ? v.slice(0, stringCap) + '…[truncated: ' + v.length + ' chars in all]' : v;
     case 'boolean': return v;
   }
   if (v === null) return null;
@@ -97,9 +97,16 @@ function render(v, depth, seen, path) {
   }
 }
 
-/** Render a value and enforce the bridge's result cap (too big -> a result_too_large error). */
+/** Strings longer than this are cut, marked (console entries, say); a result lifts it to the whole result cap. */
+let stringCap = MAX_STRING;
+
+/** Render a value and enforce the bridge's result cap (too big -> a result_too_large error): no string is cut
+ * inside a result, so a value either arrives whole or fails by name. */
 function toResult(/** @type {any} */ value, /** @type {number} */ maxResult) {
-  const rendered = render(value, 0, new Map(), '');
+  const saved = stringCap;
+  stringCap = Math.max(MAX_STRING, maxResult || 0);
+  let rendered;
+  try { rendered = render(value, 0, new Map(), ''); } finally { stringCap = saved; }
   const size = JSON.stringify(rendered === undefined ? null : rendered).length;
   if (size > maxResult) {
     throw new DbgError('result_too_large', 'The result is ' + size + ' characters as JSON, over the ' + maxResult +

@@ -26,7 +26,9 @@ function sourceOf(el) {
   let via = 'unknown';
   /** @type {string[]} */
   const components = [];
-  const attr = el.closest('[data-dbg-source]');
+  /** @type {Element|null} */
+  let attr = null;
+  for (let at = /** @type {Element|null} */ (el); at && !attr; at = hostOf(at)) attr = at.closest('[data-dbg-source]');
   if (attr) { loc = parseLoc(attr.getAttribute('data-dbg-source') || ''); via = 'attribute'; }
   const anyEl = /** @type {any} */ (el);
   const fiberKey = Object.keys(anyEl).find((k) => k.startsWith('__reactFiber$') || k.startsWith('__reactInternalInstance$'));
@@ -51,6 +53,41 @@ function sourceOf(el) {
     if (via === 'unknown' && components.length) via = 'vue';
   }
   const svelte = anyEl.__svelte_meta;
-  if (!loc && svelte && svelte.loc) { loc = { file: svelte.loc.file, line: svelte.loc.line + 1, column: svelte.loc.column }; via = 'svelte'; }
-  return { file: loc ? loc.file : null, line: loc ? loc.line : null, column: loc ? loc.column : null, via, components };
+  // Svelte 5's loc.line is already 1-based (its column 0-based, like Babel's)
+  if (!loc && svelte && svelte.loc) { loc = { file: svelte.loc.file, line: svelte.loc.line, column: svelte.loc.column + 1 }; via = 'svelte'; }
+  /** @type {Record<string, any>} */
+  const out = { file: loc ? loc.file : null, line: loc ? loc.line : null, column: loc ? loc.column : null, via, components };
+  if (via === 'unknown' || via === 'attribute') {
+    const hosts = customElementChain(el);
+    if (hosts.length) {
+      const lit = hosts.some((h) => h.lit);
+      out.components = components.concat(hosts.map((h) => h.name));
+      if (via === 'unknown') {
+        out.via = lit ? 'lit' : 'custom-element';
+        out.note = (lit ? 'Lit' : 'Custom elements') + ' keep no source positions at run time: components names the ' +
+          'elements (tag and class) from inside out; find the file by its customElements.define / @customElement(' +
+          JSON.stringify(hosts[0].tag) + '). For file:line, tag the templates at build time or select a light-DOM element.';
+      }
+    }
+  }
+  return out;
+}
+
+/** The shadow host of el's tree, or null in the document. @param {Element} el @returns {Element|null} */
+function hostOf(el) {
+  const root = el.getRootNode();
+  return root instanceof ShadowRoot ? root.host : null;
+}
+
+/** The custom elements el is in (itself included), inside out: tag, class name, whether Lit made it. @param {Element} el */
+function customElementChain(el) {
+  const out = [];
+  for (let at = /** @type {Element|null} */ (el); at; at = at.parentElement || hostOf(at)) {
+    const tag = at.tagName.toLowerCase();
+    if (!tag.includes('-') || !customElements.get(tag)) continue;
+    const ctor = /** @type {any} */ (at).constructor;
+    const lit = !!(ctor && ('elementProperties' in ctor || '_$litElement$' in ctor)) || '_$litPart$' in /** @type {any} */ (at) || 'renderRoot' in at;
+    out.push({ tag, name: (ctor && ctor.name && ctor.name !== 'HTMLElement' ? ctor.name + ' ' : '') + '<' + tag + '>', lit });
+  }
+  return out;
 }

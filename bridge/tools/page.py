@@ -88,37 +88,70 @@ def frame_ref(d: Dispatcher, page_id: str | None, ref: str | None) -> tuple[str 
     return f"{d.resolve(page_id).inst.id}/{m.group(1)}", m.group(2)
 
 
+MAX_CHARS_RANGE = (200, 200_000)
+
+
 async def page_snapshot(
     d: Dispatcher,
     pageId: PageId = None,
     root: Annotated[str | None, Field(description="Start at this ref or CSS selector instead of <body>.")] = None,
     depth: Annotated[int, Field(ge=0, le=64, description="How many levels of the tree to show.")] = 64,
     interactiveOnly: Annotated[bool, Field(description="Only links, buttons, inputs and other controls.")] = False,
-    maxChars: Annotated[int, Field(ge=200, le=200_000, description="Cut the tree at this many characters.")] = 12_000,
+    maxChars: Annotated[int, Field(description="Cut the tree at this many characters: 200 to 200000; the cut says how "
+                                               "many elements it left out.")] = 12_000,
     boxes: Annotated[bool, Field(description="Add each element's box (x,y,width,height in CSS px).")] = False,
     includeFrames: Annotated[bool, Field(
         description="Inline same-origin child frames; their refs read 'f0:e3@ab' and work in page_act.")] = False,
     toFile: Annotated[bool, Field(
-        description="Write the whole tree (up to the --max-result cap) to a file; answer with its path and the first "
+        description="Write the whole tree, however long, to a file; answer with its path and the first "
                     "maxChars.")] = False,
     timeout: Annotated[float, Field(gt=0, le=300)] = 15,
 ) -> CallToolResult:
     """A compact semantic tree of a page or frame: one line per element with role, accessible name, states and a
     ref (e.g. e12@ab) for page_act. Refs fail loudly once their element is gone or the page reloaded."""
+    low, high = MAX_CHARS_RANGE
+    if not low <= maxChars <= high:
+        raise errors.BridgeError(f"maxChars must be between {low} and {high} (got {maxChars}). For a longer tree, "
+                                 "pass toFile: true (the whole tree goes to a file), or narrow with root, depth or "
+                                 "interactiveOnly.", code="bad_max_chars")
     params = {"root": root, "depth": depth, "interactiveOnly": interactiveOnly, "boxes": boxes,
-              "includeFrames": includeFrames,
-              "maxChars": max(maxChars, d.settings.max_result - 20_000) if toFile else maxChars}
+              "includeFrames": includeFrames, "maxChars": maxChars, "full": toFile}
     target, snap = await d.call_page(pageId, "snapshot", params, timeout)
-    tree: str = snap["tree"]
-    if toFile:
-        path = write_artifact(d, f"snapshot-{target.page_id.replace('/', '-')}-{snap['snapshotId']}.txt", tree)
-        snap = {**snap, "file": str(path), "chars": len(tree), "tree": tree[:maxChars]}
-    head = (f"pageId {target.page_id} · {snap['url']} · {snap['title']!r} · snapshot {snap['snapshotId']} · "
-            f"{snap['elements']} elements{' (truncated)' if snap['truncated'] else ''}")
-    if toFile:
-        head += f" · full tree ({len(tree)} chars) in {snap['file']}"
+    if not toFile:
+        return snapshot_result(target.page_id, snap)
+    tree = await whole_tree(d, target.page_id, snap, timeout)
+    path = write_artifact(d, f"snapshot-{target.page_id.replace('/', '-')}-{snap['snapshotId']}.txt", tree)
+    shown = head_of(tree, maxChars)
+    snap = {k: v for k, v in snap.items() if k not in ("from", "next")}
+    snap.update({"file": str(path), "chars": len(tree), "tree": shown, "truncated": len(shown) < len(tree)})
+    return snapshot_result(target.page_id, snap, f" · whole tree ({len(tree)} chars, {snap['elements']} elements) in "
+                                                 f"{path}; first {len(shown)} chars below")
+
+
+async def whole_tree(d: Dispatcher, page_id: str, first: dict[str, Any], timeout: float) -> str:
+    """The rest of a tree taken with `full`, read slice by slice under the result cap."""
+    parts, at = [first["tree"]], first.get("next")
+    while at is not None:
+        _, part = await d.call_page(page_id, "snapshot", {"part": first["snapshotId"], "from": at}, timeout)
+        parts.append(part["tree"])
+        at = part.get("next")
+    return "".join(parts)
+
+
+def head_of(tree: str, max_chars: int) -> str:
+    """The first whole lines of tree within max_chars."""
+    if len(tree) <= max_chars:
+        return tree
+    cut = tree.rfind("\n", 0, max_chars + 1)
+    return tree[:cut if cut > 0 else max_chars]
+
+
+def snapshot_result(page_id: str, snap: dict[str, Any], extra: str = "") -> CallToolResult:
+    shown = snap.get("shown", snap["elements"])
+    count = f"{snap['elements']} elements" + (f" ({shown} shown, truncated)" if snap["truncated"] and not extra else "")
+    head = (f"pageId {page_id} · {snap['url']} · {snap['title']!r} · snapshot {snap['snapshotId']} · {count}{extra}")
     return CallToolResult(content=[TextContent(type="text", text=head + "\n" + snap["tree"])],
-                          structured_content={"pageId": target.page_id, **snap})
+                          structured_content={"pageId": page_id, **snap})
 
 
 def write_artifact(d: Dispatcher, name: str, text: str) -> Path:
@@ -136,6 +169,7 @@ async def page_find(
     pageId: PageId = None,
     text: Annotated[str | None, Field(description="Case-insensitive text in the element's name or own text.")] = None,
     regex: Annotated[str | None, Field(description="JavaScript regex (case-insensitive) on the same text.")] = None,
+    exact: Annotated[bool, Field(description="text must be the whole text, case-sensitive.")] = False,
     role: Annotated[str | None, Field(description="ARIA role, e.g. button, link, textbox, checkbox, heading.")] = None,
     selector: Annotated[str | None, Field(description="CSS selector.")] = None,
     limit: Annotated[int, Field(ge=1, le=200)] = 20,
@@ -145,7 +179,7 @@ async def page_find(
     Cheaper than a full snapshot."""
     if not any((text, regex, role, selector)):
         raise errors.BridgeError("Give at least one of text, regex, role or selector.", code="bad_arguments")
-    params = {"text": text, "regex": regex, "role": role, "selector": selector, "limit": limit}
+    params = {"text": text, "regex": regex, "exact": exact, "role": role, "selector": selector, "limit": limit}
     target, found = await d.call_page(pageId, "find", params, timeout)
     return {"pageId": target.page_id, **found}
 
@@ -161,6 +195,7 @@ async def page_act(
     selector: Annotated[str | None, Field(description="Target CSS selector (must match one element, or use nth).")] = None,
     text: Annotated[str | None, Field(description="Target by visible text (must match one element, or use nth).")] = None,
     nth: Annotated[int | None, Field(ge=0, description="Pick the nth match of selector/text.")] = None,
+    exact: Annotated[bool | None, Field(description="text must be the whole text, case-sensitive.")] = None,
     value: Annotated[str | None, Field(description="Text for fill/type, option for select, pixels for scroll.")] = None,
     key: Annotated[str | None, Field(description="Key chord for press, e.g. 'Enter', 'Control+a'.")] = None,
     to: Annotated[str | None, Field(description="For drag: the ref or CSS selector to drop on.")] = None,
@@ -187,7 +222,8 @@ async def page_act(
         params["actions"] = actions
     else:
         params.update({k: v for k, v in {"action": action, "ref": ref, "selector": selector, "text": text,
-                                          "nth": nth, "value": value, "key": key, "to": to}.items() if v is not None})
+                                          "nth": nth, "exact": exact, "value": value, "key": key,
+                                          "to": to}.items() if v is not None})
     if "submit" in d.settings.consent_for and not d.settings.no_consent:
         target, check = await d.call_page(pageId, "act", {**params, "dryRun": True}, timeout)
         if check["submits"]:
@@ -199,6 +235,7 @@ async def page_act(
 async def page_wait(
     d: Dispatcher,
     text: Annotated[str | None, Field(description="Wait for this text (case-insensitive) to be visible.")] = None,
+    exact: Annotated[bool, Field(description="text must be the whole text, case-sensitive.")] = False,
     selector: Annotated[str | None, Field(description="Wait for this CSS selector.")] = None,
     ref: Annotated[str | None, Field(description="Wait on this ref (e.g. until hidden or enabled).")] = None,
     url: Annotated[str | None, Field(description="Wait until the page URL contains this.")] = None,
@@ -213,8 +250,8 @@ async def page_wait(
     if not any((text, selector, ref, url, networkIdle)):
         raise errors.BridgeError("Give one of text, selector, ref, url or networkIdle.", code="bad_arguments")
     pageId, ref = frame_ref(d, pageId, ref)
-    params = {"text": text, "selector": selector, "ref": ref, "url": url, "networkIdle": networkIdle, "state": state,
-              "timeout": timeout}
+    params = {"text": text, "exact": exact, "selector": selector, "ref": ref, "url": url, "networkIdle": networkIdle,
+              "state": state, "timeout": timeout}
     target, out = await d.call_page(pageId, "wait", params, timeout + 5)
     return {"pageId": target.page_id, **out}
 

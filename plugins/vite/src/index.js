@@ -108,13 +108,19 @@ export default function dbgBridge(options = {}) {
     return vueCompiler;
   };
 
-  return {
+  /** @type {import('vite').Plugin} */
+  const plugin = {
     name: 'vite-plugin-dbg-bridge',
     apply: 'serve',
     enforce: 'pre',
 
     configResolved(config) {
       root = config.root;
+      // Framework plugins that compile JSX (vite-plugin-solid, for one) are `enforce: 'pre'` too, and then the
+      // order in `plugins: [...]` decides: move ours first so it always sees the source JSX.
+      const plugins = /** @type {any[]} */ (config.plugins);
+      const at = plugins.indexOf(plugin);
+      if (at > 0) { plugins.splice(at, 1); plugins.unshift(plugin); }
     },
 
     async configureServer(server) {
@@ -136,11 +142,15 @@ export default function dbgBridge(options = {}) {
       return [{ tag: 'script', attrs: { src: `${bridge}/inject/dbg_client.js`, 'data-attach': opts.attach }, injectTo: 'head-prepend' }];
     },
 
-    async transform(code, id) {
-      if (!opts.sourceAttributes || id.includes('/node_modules/') || id.includes('\0') || id.includes('?')) return null;
-      if (JSX_FILE.test(id)) return tagJsx(code, id, root);
-      if (id.endsWith('.vue')) return tagVue(code, id, root, await loadVue());
-      return null;
+    transform: {
+      order: 'pre',
+      async handler(code, id) {
+        if (!opts.sourceAttributes || id.includes('/node_modules/') || id.includes('\0') || id.includes('?')) return null;
+        if (JSX_FILE.test(id)) return tagJsx(code, id, root);
+        if (id.endsWith('.vue')) return tagVue(code, id, root, await loadVue());
+        return null;
+      },
     },
   };
+  return plugin;
 }

@@ -47,3 +47,13 @@ test('the plugin only applies to the dev server and prepends the client to head'
   assert.equal(plugin.apply, 'serve');
   assert.deepEqual(plugin.transformIndexHtml(), [{ tag: 'script', attrs: { src: 'http://127.0.0.1:9999/inject/dbg_client.js', 'data-attach': 'react-app' }, injectTo: 'head-prepend' }]);
 });
+
+test('the transform runs before framework plugins whatever the order in plugins: [...]', () => {
+  const plugin = dbgBridge({ autoStart: false });
+  assert.equal(plugin.enforce, 'pre');
+  assert.equal(/** @type {any} */ (plugin.transform).order, 'pre');
+  const solid = { name: 'solid', enforce: 'pre', transform() { return null; } };
+  const config = { root: '/p', plugins: [solid, plugin] };
+  /** @type {any} */ (plugin.configResolved)(config);
+  assert.deepEqual(config.plugins.map((p) => p.name), ['vite-plugin-dbg-bridge', 'solid']);
+});

@@ -1,0 +1,108 @@
+// @ts-check
+// dbg-bridge page client, part: actions on one element (click, fill, type, press, drag…), synthesized in the page. Shares one IIFE with the other parts (inject/__init__.py).
+
+/** Let the app react (framework re-renders, microtasks) before reading what changed. */
+const settle = () => new Promise((r) => setTimeout(() => requestAnimationFrame(() => r(null)), 0)).then(() => null, () => null);
+const settleBounded = () => Promise.race([settle(), new Promise((r) => setTimeout(r, 100))]);
+
+/** @param {Element} el @param {string} type @param {Record<string, any>} [extra] */
+function mouse(el, type, extra) {
+  const r = el.getBoundingClientRect();
+  const init = Object.assign({ bubbles: true, cancelable: true, composed: true, view: window, clientX: r.x + r.width / 2, clientY: r.y + r.height / 2, button: 0 }, extra || {});
+  const Ctor = type.startsWith('pointer') && typeof PointerEvent !== 'undefined' ? PointerEvent : MouseEvent;
+  return el.dispatchEvent(new Ctor(type, init));
+}
+
+/** Set a value through the element's native setter (frameworks that wrap `value` then see a change). @param {Element} el @param {string} value */
+function setNativeValue(el, value) {
+  const proto = el.tagName === 'TEXTAREA' ? HTMLTextAreaElement.prototype : el.tagName === 'SELECT' ? HTMLSelectElement.prototype : HTMLInputElement.prototype;
+  const desc = Object.getOwnPropertyDescriptor(proto, 'value');
+  if (desc && desc.set) desc.set.call(el, value); else /** @type {any} */ (el).value = value;
+}
+
+/** Set a form value the way frameworks notice (the native setter, then input + change). @param {Element} el @param {string} value */
+function setValue(el, value) {
+  setNativeValue(el, value);
+  el.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
+  el.dispatchEvent(new Event('change', { bubbles: true }));
+}
+
+/** Run one action on one element. @param {Record<string, any>} a */
+async function act(a) {
+  const el = target(a);
+  const h = /** @type {HTMLElement} */ (el);
+  const kind = String(a.action);
+  if (kind !== 'scroll' && kind !== 'hover' && ((/** @type {any} */ (el)).disabled)) {
+    throw new DbgError('disabled', 'Target ' + refs.of(el) + ' is disabled. Wait for it to become enabled (page_wait) or pick another element.');
+  }
+  if (typeof h.scrollIntoView === 'function' && kind !== 'scroll') h.scrollIntoView({ block: 'center', inline: 'center' });
+  if (a.trusted) return trustedAct(el, a, kind);
+  switch (kind) {
+    case 'click': case 'dblclick':
+      for (const t of ['pointerdown', 'mousedown']) mouse(el, t);
+      if (typeof h.focus === 'function') h.focus();
+      for (const t of ['pointerup', 'mouseup']) mouse(el, t);
+      if (typeof h.click === 'function') h.click(); else mouse(el, 'click');
+      if (kind === 'dblclick') { h.click(); mouse(el, 'dblclick', { detail: 2 }); }
+      break;
+    case 'hover': for (const t of ['pointerover', 'pointerenter', 'mouseover', 'mouseenter', 'pointermove', 'mousemove']) mouse(el, t); break;
+    case 'focus': h.focus(); break;
+    case 'fill': h.focus(); setValue(el, String(a.value == null ? '' : a.value)); break;
+    case 'type': {
+      h.focus();
+      const f = /** @type {HTMLInputElement} */ (el);
+      try { const end = String(f.value || '').length; f.setSelectionRange(end, end); } catch (_) { /* not a text field */ }
+      typeText(el, String(a.value || ''));
+      break;
+    }
+    case 'select': {
+      if (el.tagName !== 'SELECT') throw new DbgError('bad_action', 'select needs a <select> element; ' + refs.of(el) + ' is <' + el.tagName.toLowerCase() + '>.');
+      const s = /** @type {HTMLSelectElement} */ (el);
+      const want = String(a.value);
+      const opt = Array.from(s.options).find((o) => o.value === want || (o.textContent || '').trim() === want);
+      if (!opt) throw new DbgError('no_match', 'No option ' + JSON.stringify(want) + ' in ' + refs.of(el) + '; options: ' + Array.from(s.options).map((o) => JSON.stringify((o.textContent || '').trim())).join(', '));
+      setValue(el, opt.value);
+      break;
+    }
+    case 'check': case 'uncheck': {
+      const want = kind === 'check';
+      if (!!(/** @type {any} */ (el)).checked !== want) h.click();
+      break;
+    }
+    case 'press': {
+      if (typeof h.focus === 'function' && deepActiveElement() !== el) h.focus();
+      pressChord(el, String(a.key || a.value || 'Enter'));
+      break;
+    }
+    case 'drag': {
+      if (!a.to) throw new DbgError('bad_action', 'drag needs `to`: the ref or CSS selector of where to drop.');
+      const dest = /^e\d+@[a-z]{2}$/.test(String(a.to)) ? refs.resolve(String(a.to)) : target({ selector: a.to });
+      const r = dest.getBoundingClientRect();
+      const at = { clientX: r.x + r.width / 2, clientY: r.y + r.height / 2 };
+      const dt = typeof DataTransfer !== 'undefined' ? new DataTransfer() : null;
+      const drag = (/** @type {Element} */ on, /** @type {string} */ type, /** @type {Record<string, any>} */ pos) =>
+        on.dispatchEvent(new DragEvent(type, Object.assign({ bubbles: true, cancelable: true, composed: true, dataTransfer: dt }, pos)));
+      mouse(el, 'pointerdown');
+      mouse(el, 'mousedown');
+      if (drag(el, 'dragstart', {})) {
+        drag(dest, 'dragenter', at);
+        drag(dest, 'dragover', at);
+        drag(dest, 'drop', at);
+        drag(el, 'dragend', at);
+      }
+      mouse(dest, 'pointermove', at);
+      mouse(dest, 'mousemove', at);
+      mouse(dest, 'pointerup', at);
+      mouse(dest, 'mouseup', at);
+      break;
+    }
+    case 'scroll': {
+      const dy = Number(a.dy || a.value || 0), dx = Number(a.dx || 0);
+      if (el === document.documentElement || el === document.body) window.scrollBy(dx, dy); else h.scrollBy(dx, dy);
+      break;
+    }
+    default:
+      throw new DbgError('bad_action', "Unknown action '" + kind + "'. Actions: click, dblclick, hover, focus, fill, type, select, check, uncheck, press, scroll, drag.");
+  }
+  return refs.of(el);
+}
