@@ -15,6 +15,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from bridge.audit import watching_agent
+from bridge.desktop.service import Desktop
 from bridge.dispatch import Dispatcher
 from bridge.http import error_response
 from bridge.mcp_server import build_server, http_app
@@ -35,6 +36,8 @@ def create_app(settings: Settings, token: str | None) -> Starlette:
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        # the desktop is only an object until a desktop_* tool runs something; its Xvfb and apps stop with it here
+        dispatcher.desktop = Desktop(settings) if settings.desktop_enabled else None
         async with server.session_manager.run():
             dispatcher.registry.persist_to(settings.config_dir / "pages.json")
             sweeper = asyncio.create_task(_sweep(dispatcher))
@@ -43,6 +46,9 @@ def create_app(settings: Settings, token: str | None) -> Starlette:
             finally:
                 sweeper.cancel()
                 dispatcher.registry.save()
+                desktop, dispatcher.desktop = dispatcher.desktop, None
+                if desktop is not None:
+                    await asyncio.to_thread(desktop.close)
                 dispatcher.audit.close()
 
     async def http_error(request: Request, exc: Exception) -> Response:

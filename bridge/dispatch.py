@@ -52,6 +52,8 @@ class Dispatcher:
         self.background: set[asyncio.Task[Any]] = set()
         #: (consent class, origin) pairs the human allowed for this bridge's lifetime.
         self.approved_origins: set[tuple[str, str]] = set()
+        #: The bridge.desktop.service.Desktop, built and closed by the app's lifespan (None: not built, or disabled).
+        self.desktop: Any = None
 
     def page_secrets(self) -> frozenset[str]:
         """Every known page's secret, rebuilt only when the registry changed (the audit redacts them per record)."""

@@ -25,7 +25,6 @@ from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Respon
 from starlette.routing import Route
 
 from bridge import __version__, errors
-from bridge.desktop.service import desktop_for, existing_desktop
 from bridge.dispatch import Dispatcher
 from bridge.http import HTTPError, error_response, read_body
 from bridge.questions import Question
@@ -137,7 +136,7 @@ def desktop_state(d: Dispatcher) -> dict[str, Any]:
     settings = d.settings
     if not settings.desktop_enabled:
         return {"enabled": False}
-    desk = existing_desktop(d)
+    desk = d.desktop
     attached = settings.desktop_display != "private"
     session = getattr(desk.backend, "session", None) if desk is not None else None
     rec = desk.recording.status() if desk is not None and desk.recording is not None else None
@@ -272,7 +271,7 @@ async def desktop_png(request: Request) -> Response:
     if refused is not None:
         return refused
     d: Dispatcher = request.app.state.dispatcher
-    desk = existing_desktop(d) if d.settings.desktop_enabled else None
+    desk = d.desktop
     if desk is None or desk.backend is None:
         return error_response(409, "desktop_not_running", "The desktop starts with the agent's first desktop_* call.",
                               headers=HEADERS)
@@ -295,7 +294,9 @@ async def desktop_consent(d: Dispatcher, data: dict[str, Any], request: Request)
     granted = data.get("granted")
     if not isinstance(granted, bool):
         raise HTTPError(400, "bad_request", "'granted' must be true or false.")
-    desk = desktop_for(d)
+    desk = d.desktop
+    if desk is None:
+        raise HTTPError(409, "desktop_stopped", "The bridge is shutting down; its desktop is closed.")
     display = settings.desktop_display
     if granted:
         minutes = data.get("minutes", 10)

@@ -1,16 +1,15 @@
 """The desktop one bridge owns: its backend, started on the first desktop_* call, driven from one worker thread, and
-stopped when the bridge exits. Also where consent for input on an attached display is kept.
+stopped when the app's lifespan ends (bridge/app.py builds it, keeps it on the dispatcher and closes it). Also where
+consent for input on an attached display is kept.
 """
 
 from __future__ import annotations
 
 import asyncio
-import atexit
 import logging
 import queue
 import threading
 import time
-import weakref
 from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any, TypeVar
@@ -174,27 +173,3 @@ class Desktop:
                     log.warning("stopping the desktop failed", exc_info=True)
                 self.backend = None
             self.worker.stop()
-
-
-_desktops: weakref.WeakKeyDictionary[Any, Desktop] = weakref.WeakKeyDictionary()
-_all: list[Desktop] = []
-
-
-def desktop_for(dispatcher: Any) -> Desktop:
-    """The dispatcher's desktop, created on first use (nothing starts until a tool runs something)."""
-    got = _desktops.get(dispatcher)
-    if got is None:
-        got = _desktops[dispatcher] = Desktop(dispatcher.settings)
-        _all.append(got)
-    return got
-
-
-def existing_desktop(dispatcher: Any) -> Desktop | None:
-    """The dispatcher's desktop if a tool or the cockpit made one (never creates it)."""
-    return _desktops.get(dispatcher)
-
-
-@atexit.register
-def _close_all() -> None:
-    while _all:
-        _all.pop().close()

@@ -1,4 +1,5 @@
-"""A tool is data plus one async handler; `bind` hands the handler the dispatcher and hides that parameter."""
+"""A tool is data plus one async handler; `bind` hands the handler what it needs (the dispatcher, or the narrower
+object its `scope` picks from it) and hides that parameter."""
 
 from __future__ import annotations
 
@@ -23,6 +24,8 @@ class Tool:
 
     handler: Handler
     annotations: ToolAnnotations
+    #: What the handler's first parameter gets, picked from the dispatcher at call time (None: the dispatcher).
+    scope: Callable[[Any], Any] | None = None
 
     @property
     def name(self) -> str:
@@ -33,8 +36,8 @@ class Tool:
         return inspect.cleandoc(self.handler.__doc__ or "")
 
     def bind(self, dispatcher: Any) -> Handler:
-        """The handler with its first parameter (the dispatcher) filled in, for the MCP server to register."""
-        handler, name = self.handler, self.name
+        """The handler with its first parameter (the dispatcher, or its scope) filled in, for the MCP server."""
+        handler, name, scope = self.handler, self.name, self.scope
         hints = typing.get_type_hints(handler, include_extras=True)
         sig = inspect.signature(handler)
         params = [p.replace(annotation=hints.get(p.name, p.annotation)) for p in list(sig.parameters.values())[1:]]
@@ -44,7 +47,7 @@ class Tool:
             dispatcher.clients.seen(ctx)
             started = time.perf_counter()
             try:
-                value = await handler(dispatcher, **kwargs)
+                value = await handler(dispatcher if scope is None else scope(dispatcher), **kwargs)
             except BaseException as exc:  # recorded (cancellations too), then raised as before
                 dispatcher.audit.tool_call(name, kwargs, (time.perf_counter() - started) * 1000, error=exc)
                 raise

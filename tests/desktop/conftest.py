@@ -17,7 +17,7 @@ from pydantic import TypeAdapter
 
 from bridge.desktop import children
 from bridge.desktop.errors import DesktopError
-from bridge.desktop.service import Desktop, desktop_for
+from bridge.desktop.service import Desktop
 from bridge.desktop.session import MARKER
 from bridge.settings import Settings
 from bridge.tools import desktop as tools
@@ -30,26 +30,18 @@ TK_APP = [sys.executable, str(APPS / "tk_app.py")]
 REAL_APPS = ["gnome-calculator", "qt6ct", "galculator"]
 
 
-class FakeDispatcher:
-    """All the desktop tools need of a Dispatcher: its settings (the desktop hangs off it)."""
-
-    def __init__(self, settings: Settings) -> None:
-        self.settings = settings
-
-
 class Desk:
     """Calls desktop_* tool handlers the way the MCP server does (minus JSON), on one private desktop."""
 
     def __init__(self, **settings: Any) -> None:
-        self.d = FakeDispatcher(Settings(**{"desktop_allow": [sys.executable, *REAL_APPS], **settings}))
-        self.service: Desktop = desktop_for(self.d)
+        self.service = Desktop(Settings(**{"desktop_allow": [sys.executable, *REAL_APPS], **settings}))
 
     def __call__(self, tool: str, **args: Any) -> Any:
         handler = getattr(tools, tool)
         hints = typing.get_type_hints(handler, include_extras=True)
         # validate arguments into their declared types, as the MCP server does (dicts become Selector, Place…)
         args = {k: TypeAdapter(hints[k]).validate_python(v) for k, v in args.items()}
-        return run_async(handler(self.d, **args), timeout=60)
+        return run_async(handler(self.service, **args), timeout=60)
 
     def error(self, tool: str, **args: Any) -> DesktopError:
         """Call a tool that must fail; return its error (code, message)."""

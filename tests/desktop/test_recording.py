@@ -105,7 +105,7 @@ def test_a_recorded_interaction_becomes_selector_steps_that_replay_to_the_same_r
 
 
 def test_text_typed_into_a_password_field_is_redacted_and_saved_only_on_request(desk, tmp_path, monkeypatch):
-    monkeypatch.setattr(desk.d.settings, "config_dir", tmp_path)
+    monkeypatch.setattr(desk.service.settings, "config_dir", tmp_path)
     human = Human(desk)
     got = desk.launch(GTK_APP, "--title", "Sign-in App", "--password")
     win = got["windows"][0]["id"]
@@ -185,7 +185,7 @@ def test_open_url_opens_a_chromium_window_on_the_private_desktop_and_refuses_oth
     err = desk.error("desktop_open_url", url=site)
     assert err.code == "not_allowed" and "desktop_allow" in str(err) and "desktop_browser" in str(err)
 
-    monkeypatch.setattr(desk.d.settings, "desktop_allow", [sys.executable, CHROMIUM])
+    monkeypatch.setattr(desk.service.settings, "desktop_allow", [sys.executable, CHROMIUM])
     out = desk("desktop_open_url", url=site, timeout=40)
     pid = out["app"]["pid"]
     try:
