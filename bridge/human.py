@@ -36,6 +36,12 @@ async def ask(d: Dispatcher, target: Target, kind: Kind, text: str, choices: lis
         return q, True
     except TimeoutError:
         return q, False
+    except asyncio.CancelledError:
+        # The tool call was cancelled: nobody will read the answer, so the card leaves the page.
+        if q.open:
+            d.audit.human("question", f"{target.inst.id}/host", questionId=q.id, question=kind, outcome="cancelled")
+            d.spawn(dismiss(d, q))
+        raise
 
 
 async def show_open_questions(d: Dispatcher, inst: Instance) -> None:

@@ -30,7 +30,7 @@ class Settings(BaseModel):
                              description="Where the token file and the audit log live.")
     no_auth: bool = Field(False, description="Serve /mcp without a bearer token (loopback only).")
     token: str | None = Field(None, description="Use this token instead of the one in the token file.")
-    stateless: bool = Field(False, description="Serve /mcp statelessly with JSON responses (no sessions).")
+    stateless: bool = Field(False, description="Serve /mcp statelessly with JSON responses (no sessions, no cancellation, no progress, no elicitation).")
     allow_origins: list[str] = Field(
         default_factory=list,
         description="Extra page origins allowed on the page channel (loopback origins are always allowed).",

@@ -39,6 +39,8 @@ function createDbgLauncher(config) {
   const cfg = config || {};
   const hostWin = findHostWindow();
   const role = hostWin ? 'frame' : 'host';
+  /** The commands running here, by requestId: aborted when their call is cancelled or over. @type {Map<string, AbortController>} */
+  const running = new Map();
 
   if (role === 'frame') {
     const ctx = { frameId: '', role: /** @type {'frame'} */ ('frame'), maxResult: 512000 };
@@ -49,14 +51,21 @@ function createDbgLauncher(config) {
         /** @type {Window} */ (ev.source).postMessage({ __dbg: 1, type: 'dbg_ready' }, window.origin);
         return;
       }
+      if (env.type === 'dbg_cancel') { const ac = running.get(String(env.requestId)); if (ac) ac.abort(); return; }
       if (env.type !== 'dbg_exec') return;
       ctx.frameId = env._f || '';
       const payload = env.payload || {};
-      const out = await runLocal(String(payload.command), payload.params || {}, Object.assign({}, ctx, { maxResult: Number(payload.params && payload.params.__maxResult) || ctx.maxResult }));
+      const ac = new AbortController();
+      const rid = String(env.requestId);
+      running.set(rid, ac);
+      let out;
+      try {
+        out = await runLocal(String(payload.command), payload.params || {}, Object.assign({}, ctx, { maxResult: Number(payload.params && payload.params.__maxResult) || ctx.maxResult, signal: ac.signal }));
+      } finally { running.delete(rid); }
       /** @type {Window} */ (ev.source).postMessage({ __dbg: 1, type: 'dbg_exec_result', payload: out, requestId: env.requestId, _f: env._f }, window.origin);
     });
     /** @type {Window} */ (hostWin).postMessage({ __dbg: 1, type: 'dbg_ready' }, window.origin);
-    return { version: VERSION, role, commands: COMMANDS, get frameId() { return ctx.frameId; }, status: () => ({ state: 'frame' }) };
+    return { version: VERSION, role, commands: COMMANDS, get frameId() { return ctx.frameId; }, status: () => ({ state: 'frame', running: running.size }) };
   }
 
   const client = new BridgeClient((cfg.bridge || BRIDGE).replace(/\/+$/, ''), {
@@ -65,20 +74,26 @@ function createDbgLauncher(config) {
     shard: cfg.shard || option('shard', 'auto'),
     frames: () => router.frameList(),
     onExec: (frame) => { void execFrame(frame); },
+    onCancel: (frame) => { const ac = running.get(frame.requestId); if (ac) ac.abort(); },
   });
 
   /** @param {ExecFrame} frame */
   async function execFrame(frame) {
-    const ctx = { frameId: frame.frameId, role: /** @type {'host'} */ ('host'), maxResult: client.maxResult };
+    const ac = new AbortController();
+    running.set(frame.requestId, ac);
+    const ctx = { frameId: frame.frameId, role: /** @type {'host'} */ ('host'), maxResult: client.maxResult, signal: ac.signal };
     let out;
-    if (frame.frameId === 'host') out = await runLocal(frame.command, frame.params, ctx);
-    else {
-      const params = Object.assign({}, frame.params, { __maxResult: client.maxResult });
-      out = await router.exec(frame.frameId, frame.command, params, frame.timeout * 1000);
-      if (frame.command === 'screenshot' && out.ok && out.result && out.result.frameBox) {
-        try { out = { ok: true, result: await capture(out.result.frameBox, client.maxResult) }; } catch (e) { out = { ok: false, error: toErrorInfo(e) }; }
+    try {
+      if (frame.frameId === 'host') out = await runLocal(frame.command, frame.params, ctx);
+      else {
+        const params = Object.assign({}, frame.params, { __maxResult: client.maxResult });
+        out = await router.exec(frame.frameId, frame.command, params, frame.timeout * 1000, ac.signal);
+        if (frame.command === 'screenshot' && out.ok && out.result && out.result.frameBox) {
+          try { out = { ok: true, result: await capture(out.result.frameBox, client.maxResult) }; } catch (e) { out = { ok: false, error: toErrorInfo(e) }; }
+        }
       }
-    }
+    } finally { running.delete(frame.requestId); }
+    if (ac.signal.aborted) return; // cancelled or timed out: the bridge no longer waits for this result
     client.sendResult(/** @type {ResultMsg} */ (Object.assign({ type: 'result', requestId: frame.requestId }, out)), frame.timeout * 1000);
   }
 
@@ -114,7 +129,7 @@ function createDbgLauncher(config) {
     role,
     commands: COMMANDS,
     get pageId() { return client.pageId ? client.pageId + '/host' : null; },
-    status: () => ({ state: client.state, channel: client.channel, pageId: client.pageId ? client.pageId + '/host' : null, frames: router.frameList() }),
+    status: () => ({ state: client.state, channel: client.channel, pageId: client.pageId ? client.pageId + '/host' : null, frames: router.frameList(), running: running.size }),
     connect: () => client.connect(),
     disconnect: () => client.stop(),
     pick: () => human.startPicker(null),

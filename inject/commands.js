@@ -7,11 +7,11 @@ const AsyncFunction = Object.getPrototypeOf(async function () {}).constructor;
 function compile(code) {
   const expr = code.replace(/[\s;]+$/, '');
   try {
-    return new AsyncFunction('args', 'return (' + expr + '\n);');
+    return new AsyncFunction('args', 'signal', 'return (' + expr + '\n);');
   } catch (e) {
     if (!(e instanceof SyntaxError)) throw e;
   }
-  return new AsyncFunction('args', code);
+  return new AsyncFunction('args', 'signal', code);
 }
 
 /** The last whole tree taken with `full`, kept so the bridge can read it in slices. @type {{id: string, text: string}|null} */
@@ -55,7 +55,8 @@ const COMMANDS = {
       if (e instanceof SyntaxError) throw new DbgError('syntax_error', 'SyntaxError: ' + e.message + '. Fix the code and retry.');
       throw e;
     }
-    return toResult(await fn.call(window, params.args), ctx.maxResult);
+    // `signal` in the code's scope aborts when the call is cancelled or times out (signal.aborted, 'abort' event).
+    return toResult(await fn.call(window, params.args, ctx.signal || new AbortController().signal), ctx.maxResult);
   },
   async snapshot(params, ctx) {
     // a later slice of a whole tree taken with `full` (toFile): the bridge reads it in pieces under the result cap
@@ -119,7 +120,7 @@ const COMMANDS = {
       return { matches: hits, total: found.length, more: found.length > hits.length };
     });
   },
-  async act(params) {
+  async act(params, ctx) {
     const batch = Array.isArray(params.actions) && params.actions.length ? params.actions : [params];
     // trusted: per action, else the call's (real input through the extension instead of synthesized events)
     const actions = batch.map((/** @type {Record<string, any>} */ a) => Object.assign({}, a, { trusted: a.trusted != null ? !!a.trusted : !!params.trusted }));
@@ -146,6 +147,7 @@ const COMMANDS = {
     const url = location.href;
     const done = [];
     for (const a of actions) {
+      if (ctx.signal && ctx.signal.aborted) throw new DbgError('cancelled', 'The call was cancelled after ' + done.length + ' of ' + actions.length + ' actions.');
       done.push({ action: a.action, ref: await act(a) });
       await settleBounded();
     }
@@ -168,15 +170,15 @@ const COMMANDS = {
     const page = all.slice(0, limit).map((e) => (params.stack ? e : Object.assign({}, e, { stack: undefined })));
     return { entries: page, cursor: page.length ? page[page.length - 1].seq : Math.max(since, 0), more: all.length > page.length };
   },
-  async wait(params) {
+  async wait(params, ctx) {
     const timeoutMs = Math.max(0, Number(params.timeout) || 5) * 1000;
     const state = String(params.state || 'visible');
     if (params.networkIdle) {
-      return waitFor(() => net.inflight === 0 && Date.now() - net.lastChange >= 500, timeoutMs);
+      return waitFor(() => net.inflight === 0 && Date.now() - net.lastChange >= 500, timeoutMs, ctx.signal);
     }
     if (params.url) {
       const want = String(params.url);
-      return waitFor(() => location.href.includes(want) && location.href, timeoutMs);
+      return waitFor(() => location.href.includes(want) && location.href, timeoutMs, ctx.signal);
     }
     const textWanted = params.text ? textMatcher({ text: params.text, exact: params.exact }) : null;
     /** @returns {Element|null} */
@@ -197,7 +199,7 @@ const COMMANDS = {
       if (!el || hidden(el)) return false;
       if (state === 'enabled') return !(/** @type {any} */ (el)).disabled && el.getAttribute('aria-disabled') !== 'true' && refs.of(el);
       return refs.of(el);
-    }, timeoutMs);
+    }, timeoutMs, ctx.signal);
   },
   async navigate(params) {
     const action = String(params.action || 'goto');
@@ -263,6 +265,14 @@ const COMMANDS = {
   },
 };
 
+/** A promise that rejects (cancelled) once `signal` aborts. @param {AbortSignal} signal @returns {Promise<never>} */
+function aborted(signal) {
+  return new Promise((_, reject) => {
+    const fail = () => reject(new DbgError('cancelled', 'The call was cancelled (or its time ran out) while the command ran.'));
+    if (signal.aborted) fail(); else signal.addEventListener('abort', fail, { once: true });
+  });
+}
+
 /** Run one command here (in this window) and package the outcome. @returns {Promise<{ok: boolean, result?: any, error?: ErrorInfo}>} */
 async function runLocal(/** @type {string} */ name, /** @type {Record<string, any>} */ params, /** @type {CommandContext} */ ctx) {
   const cmd = Object.prototype.hasOwnProperty.call(COMMANDS, name) ? COMMANDS[name] : null;
@@ -270,7 +280,9 @@ async function runLocal(/** @type {string} */ name, /** @type {Record<string, an
     return { ok: false, error: { code: 'unknown_command', message: "Unknown command '" + name + "'. Known: " + Object.keys(COMMANDS).join(', ') + '.' } };
   }
   try {
-    const result = await cmd(params || {}, ctx);
+    const run = cmd(params || {}, ctx);
+    // A cancelled call answers at once; code that ignores `signal` runs on, but nobody waits for it.
+    const result = ctx.signal ? await Promise.race([run, aborted(ctx.signal)]) : await run;
     // eval renders its own result; a screenshot is one long base64 string, capped in capture()
     return { ok: true, result: name === 'eval' || (name === 'screenshot' && ctx.role === 'host') ? result : toResult(result, ctx.maxResult) };
   } catch (e) {

@@ -46,7 +46,7 @@ const RESULT_SLACK_MS = 2000;
  * @typedef {{type: 'bye'}} ByeMsg
  * @typedef {ResultMsg | FramesMsg | ByeMsg} UpMessage
  * @typedef {{__dbg: 1, type: string, payload?: any, requestId?: string, _f?: string}} Envelope
- * @typedef {{frameId: string, role: 'host'|'frame', maxResult: number}} CommandContext
+ * @typedef {{frameId: string, role: 'host'|'frame', maxResult: number, signal?: AbortSignal}} CommandContext
  * @typedef {(params: Record<string, any>, ctx: CommandContext) => Promise<any>} Command
  */
 

@@ -185,7 +185,7 @@ const router = {
   },
 
   /** Run a command in frame `frameId` (host side). */
-  async exec(/** @type {string} */ frameId, /** @type {string} */ command, /** @type {Record<string, any>} */ params, /** @type {number} */ timeoutMs) {
+  async exec(/** @type {string} */ frameId, /** @type {string} */ command, /** @type {Record<string, any>} */ params, /** @type {number} */ timeoutMs, /** @type {AbortSignal|undefined} */ signal = undefined) {
     const entry = this.frames.get(frameId);
     if (!entry) return { ok: false, error: { code: 'unknown_page', message: 'This page has no frame ' + frameId + ' (it may have been removed). Call page_list.' } };
     if (!sameOrigin(entry.el)) {
@@ -210,7 +210,13 @@ const router = {
         if (!this.waiting.delete(requestId)) return;
         resolve({ ok: false, error: { code: 'page_timeout', message: 'Frame ' + frameId + ' did not answer within ' + Math.round(timeoutMs / 1000) + ' s. Check the frame (a busy loop or an open dialog blocks it), or retry with a larger timeout.' } });
       }, timeoutMs + 250);
-      this.waiting.set(requestId, { resolve: (/** @type {any} */ v) => { clearTimeout(timer); resolve(v); }, frameId, doc: docOf(entry.el) });
+      const onAbort = () => {
+        try { /** @type {Window} */ (entry.win).postMessage({ __dbg: 1, type: 'dbg_cancel', requestId }, window.origin); } catch (_) { /* gone */ }
+        const w = this.waiting.get(requestId);
+        if (w) { this.waiting.delete(requestId); w.resolve({ ok: false, error: { code: 'cancelled', message: 'The call was cancelled.' } }); }
+      };
+      if (signal) signal.addEventListener('abort', onAbort, { once: true });
+      this.waiting.set(requestId, { resolve: (/** @type {any} */ v) => { clearTimeout(timer); if (signal) signal.removeEventListener('abort', onAbort); resolve(v); }, frameId, doc: docOf(entry.el) });
       /** @type {Envelope} */
       const env = { __dbg: 1, type: 'dbg_exec', payload: { command, params }, requestId, _f: frameId };
       try {

@@ -42,7 +42,8 @@ async def page_exec(
     d: Dispatcher,
     code: Annotated[str | None, Field(
         description="JavaScript to run: an expression (`document.title`) or an async function body that uses "
-                    "`return`. `args` is in scope. Give either code or command.")] = None,
+                    "`return`. `args` is in scope, and `signal`, an AbortSignal that aborts when the call is cancelled or "
+                    "times out. Give either code or command.")] = None,
     args: Annotated[Any, Field(description="JSON value passed to the code as `args`.")] = None,
     command: Annotated[Command | None, Field(
         description="A named client command instead of code (see the client's COMMANDS).")] = None,
