@@ -114,6 +114,11 @@ function createDbgLauncher(config) {
     if (EXT_NONCE) ext.post({ type: 'status', state: detail.state, channel: detail.channel || '', pageId: client.pageId ? client.pageId + '/host' : null });
   });
   ext.install();
+  // The Navigation API (Firefox, Chromium) says when a navigation to another document starts, for either channel.
+  const navApi = /** @type {any} */ (window).navigation;
+  if (navApi && typeof navApi.addEventListener === 'function') {
+    navApi.addEventListener('navigate', (/** @type {any} */ ev) => { if (!ev.destination.sameDocument) client.leaving(); });
+  }
   window.addEventListener('pagehide', () => client.bye());
   window.addEventListener('pageshow', (ev) => { if (ev.persisted) void client.connect(); });
 

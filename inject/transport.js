@@ -3,6 +3,9 @@
 
 /** @param {number} ms */
 const delay = (ms) => new Promise((r) => setTimeout(r, ms));
+/** How long a document that is navigating away waits for its pagehide before it reconnects after all (a navigation
+ *  that ends in a download or a 204 leaves the document in place). */
+const LEAVE_GRACE_MS = 3000;
 
 class BridgeClient {
   /** @param {string} base @param {{channel: string, attach: string, shard: string, frames: () => FrameInfo[], onExec: (f: ExecFrame) => void,
@@ -24,6 +27,8 @@ class BridgeClient {
     this.gen = 0;
     /** Results the bridge has not acknowledged yet, by requestId: retried until it does or the call is over. */
     /** @type {Map<string, {msg: ResultMsg, until: number, tries: number, timer: number}>} */ this.outbox = new Map();
+    /** Until when a lost channel is not reopened: this document is navigating away (see leaving()). */
+    this.leavingUntil = 0;
   }
 
   loadId() {
@@ -116,6 +121,7 @@ class BridgeClient {
       ws.onmessage = (ev) => this.onDown(String(ev.data));
       ws.onclose = (ev) => {
         clearTimeout(timer);
+        if (ev.code === 1001) this.leaving(); // "going away": the browser closed it because this document is leaving
         if (this.ws === ws) this.ws = null;
         if (!opened) { resolve(ev.code === 4401); if (ev.code === 4401) this.lost(gen); return; }
         this.lost(gen);
@@ -160,6 +166,7 @@ class BridgeClient {
     this.state = 'connected';
     this.channel = channel;
     this.attempt = 0;
+    this.leavingUntil = 0;
     window.dispatchEvent(new CustomEvent('dbg:status', { detail: { state: 'connected', channel, pageId: this.pageId } }));
     for (const entry of Array.from(this.outbox.values())) this.deliver(entry); // what the last channel left unacked
   }
@@ -170,7 +177,18 @@ class BridgeClient {
     this.state = 'connecting';
     this.channel = '';
     window.dispatchEvent(new CustomEvent('dbg:status', { detail: { state: 'connecting' } }));
-    void this.connect();
+    const wait = this.leavingUntil - Date.now();
+    if (wait > 0) setTimeout(() => { if (gen === this.gen) void this.connect(); }, wait);
+    else void this.connect();
+  }
+
+  /**
+   * A navigation away from this document has started. Firefox closes the document's WebSocket (code 1001) and
+   * EventSource right then, while the document still runs until the next one arrives: reconnecting now would put the
+   * leaving document back on the page's id (answering as the old page, then dropping again). pagehide (bye) ends it.
+   */
+  leaving() {
+    this.leavingUntil = Date.now() + LEAVE_GRACE_MS;
   }
 
   /** @param {string} text */
@@ -240,6 +258,7 @@ class BridgeClient {
 
   /** Tell the bridge we are unloading so waiting calls fail now, and mark the tab so it reclaims its id. */
   bye() {
+    this.gen++; // this document is done: no reconnect from it (pageshow from the back/forward cache reconnects)
     try { sessionStorage.setItem(LEAVING_KEY, '1'); } catch (_) { /* storage off */ }
     if (!this.id) return;
     if (this.ws && this.ws.readyState === WebSocket.OPEN) {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Command 2: install everything the tests need on a fresh Debian machine, then run the whole suite.
-#   Debian's chromium (never `playwright install`), the desktop packages (Xvfb, openbox, AT-SPI, tesseract), Python
-#   deps in ./.venv, TypeScript (for tsc --checkJs) in ./.tools.
+#   Debian's chromium (never `playwright install`), the desktop packages (Xvfb, openbox, AT-SPI, tesseract), Debian's
+#   firefox-esr and WebKitGTK (the page client in other engines), Python deps in ./.venv, TypeScript (for
+#   tsc --checkJs) in ./.tools.
 # Extra arguments go to pytest (e.g. -k frames, -x).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,10 +17,12 @@ if [ ! -x /usr/bin/chromium ]; then
 fi
 
 # the desktop_* tests: a private desktop (Xvfb, openbox, D-Bus, AT-SPI), a GTK and a Tk test app, tesseract for OCR,
-# and what PyGObject needs to build (Debian 12 has no girepository-2.0, so pip builds pygobject<3.52 from source)
+# and what PyGObject needs to build (Debian 12 has no girepository-2.0, so pip builds pygobject<3.52 from source);
+# e2e/test_engines.py: Firefox ESR and WebKitGTK 6.0 on GTK 4 (e2e/webkit_window.py runs on the venv's PyGObject)
 DESKTOP_PKGS="xvfb openbox x11-utils xdotool at-spi2-core dbus gir1.2-atspi-2.0 gir1.2-gtk-3.0 \
   libgirepository1.0-dev libcairo2-dev pkg-config gcc python3-dev python3-tk tesseract-ocr \
-  gnome-calculator qt6ct galculator"
+  gnome-calculator qt6ct galculator \
+  firefox-esr gir1.2-webkit-6.0 gir1.2-gtk-4.0"
 missing=""
 for pkg in $DESKTOP_PKGS; do
   dpkg-query -W -f='${db:Status-Status}' "$pkg" 2>/dev/null | grep -qx installed || missing="$missing $pkg"

@@ -144,7 +144,8 @@ class BridgeProcess:
 class _PageHandler(http.server.SimpleHTTPRequestHandler):
     """Serves e2e/pages with {{CLIENT}} replaced by the bridge's client URL (query `channel=` passes on).
 
-    A page named *.csp.html is served with a Content-Security-Policy that forbids eval.
+    A page named *.csp.html is served with a Content-Security-Policy that forbids eval; /204 answers 204 No Content
+    (a navigation there leaves the page where it is).
     """
 
     client_url: str = ""
@@ -157,6 +158,10 @@ class _PageHandler(http.server.SimpleHTTPRequestHandler):
 
     def do_GET(self) -> None:  # noqa: N802
         path, _, query = self.path.partition("?")
+        if path == "/204":
+            self.send_response(204)
+            self.end_headers()
+            return
         file = PAGES / path.lstrip("/")
         if path.endswith("/") or not path:
             file = file / "index.html"
