@@ -1,5 +1,6 @@
-"""Find visible text in a screenshot with tesseract: the fallback for apps that expose no accessibility tree (Tk,
-xterm, games). Slower (a few hundred ms) and approximate: answers say method 'ocr' and carry tesseract's confidence.
+"""Visible text in a screenshot, read with tesseract: the words and lines with their screen boxes (desktop_read_text),
+and finding a phrase to click (the fallback for apps that expose no accessibility tree: Tk, xterm, games). Slower (a
+few hundred ms) and approximate: answers say method 'ocr' and carry tesseract's confidence.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ def words(png: bytes, origin: tuple[int, int], timeout: float = 20.0) -> list[di
     for r in rows:
         if len(r) < 12 or not r[11].strip() or float(r[10]) < 0:
             continue
+        # psm 11 (sparse text) reads UI screens best here: psm 3 found nothing in a Tk window whose words psm 11 read
         found.append({"text": r[11].strip(), "line": (int(r[2]), int(r[3]), int(r[4])), "conf": float(r[10]),
                       "bounds": {"x": origin[0] + int(r[6]), "y": origin[1] + int(r[7]), "width": int(r[8]),
                                  "height": int(r[9])}})
@@ -59,3 +61,42 @@ def find(png: bytes, origin: tuple[int, int], text: str) -> list[dict[str, Any]]
                 if len(joined) > len(want) + 40:
                     break
     return hits
+
+
+def _box(items: list[dict[str, Any]]) -> dict[str, int]:
+    x1 = min(w["bounds"]["x"] for w in items)
+    y1 = min(w["bounds"]["y"] for w in items)
+    x2 = max(w["bounds"]["x"] + w["bounds"]["width"] for w in items)
+    y2 = max(w["bounds"]["y"] + w["bounds"]["height"] for w in items)
+    return {"x": x1, "y": y1, "width": x2 - x1, "height": y2 - y1}
+
+
+def read(png: bytes, origin: tuple[int, int], min_conf: float = 30.0, max_words: int = 1000) -> dict[str, Any]:
+    """The words tesseract reads (confidence >= min_conf), as lines in reading order (top to bottom, then left to
+    right), each with its words; screen bounds throughout."""
+    ws = [w for w in words(png, origin) if w["conf"] >= min_conf]
+    truncated = len(ws) > max_words
+    grouped: dict[tuple[int, int, int], list[dict[str, Any]]] = {}
+    for w in ws[:max_words]:
+        grouped.setdefault(w["line"], []).append(w)
+    lines = []
+    for run in grouped.values():
+        run.sort(key=lambda w: w["bounds"]["x"])
+        lines.append({"text": " ".join(w["text"] for w in run), "bounds": _box(run),
+                      "conf": round(min(w["conf"] for w in run), 1),
+                      "words": [{"text": w["text"], "bounds": w["bounds"], "conf": round(w["conf"], 1)} for w in run]})
+    # reading order; lines whose middles are within half a line of each other count as one row
+    lines.sort(key=lambda ln: (ln["bounds"]["y"] + ln["bounds"]["height"] // 2, ln["bounds"]["x"]))
+    rows: list[list[dict[str, Any]]] = []
+    for ln in lines:
+        mid = ln["bounds"]["y"] + ln["bounds"]["height"] / 2
+        if rows:
+            last = rows[-1][0]["bounds"]
+            if abs(mid - (last["y"] + last["height"] / 2)) < max(4, last["height"] / 2):
+                rows[-1].append(ln)
+                continue
+        rows.append([ln])
+    ordered = [ln for row in rows for ln in sorted(row, key=lambda ln: ln["bounds"]["x"])]
+    return {"text": "\n".join(" ".join(ln["text"] for ln in sorted(row, key=lambda ln: ln["bounds"]["x"]))
+                               for row in rows),
+            "lines": ordered, "words": sum(len(ln["words"]) for ln in ordered), "truncated": truncated}

@@ -273,3 +273,29 @@ def test_quit_app_closes_its_windows_and_reaps_it(desk):
     row = next(a for a in apps["launched"] if a["pid"] == pid)
     assert row["running"] is False and row["exitCode"] == 0
     assert not os.path.exists(f"/proc/{pid}"), "the app was not reaped"
+
+
+def test_read_text_gives_the_words_of_an_app_with_no_accessibility_tree_with_their_boxes(desk):
+    tk = desk.launch(TK_APP)
+    try:
+        win = tk["windows"][0]
+        out = desk("desktop_read_text", window=win["id"])
+        assert out["method"] == "ocr" and out["window"]["id"] == win["id"]
+        assert "Launch" in out["text"].split() and "App" in out["text"]  # the button, and the title bar above it
+        title = next(ln for ln in out["lines"] if "App" in ln["text"])
+        button = next(w for ln in out["lines"] for w in ln["words"] if w["text"] == "Launch")
+        assert out["lines"].index(title) < next(i for i, ln in enumerate(out["lines"]) if button in ln["words"])
+        f, b = win["frame"], button["bounds"]  # screen coordinates, inside the window, below its title
+        assert f["x"] <= b["x"] and b["x"] + b["width"] <= f["x"] + f["width"] and title["bounds"]["y"] < b["y"]
+        assert button["conf"] > 50 and b["height"] > 10
+        # a region around the button reads just the button, at the same screen place
+        region = {"x": b["x"] - 10, "y": b["y"] - 10, "width": b["width"] + 20, "height": b["height"] + 20}
+        part = desk("desktop_read_text", region=region)
+        assert part["text"] == "Launch" and part["origin"] == {"x": region["x"], "y": region["y"]}
+        again = part["lines"][0]["words"][0]["bounds"]
+        assert abs(again["x"] - b["x"]) <= 3 and abs(again["y"] - b["y"]) <= 3
+        # clicking where it says the word is presses the button
+        desk("desktop_click", x=b["x"] + b["width"] // 2, y=b["y"] + b["height"] // 2)
+        desk("desktop_wait_for_window", title="Tk Pressed", timeout=5)
+    finally:
+        desk("desktop_quit_app", pid=tk["app"]["pid"])

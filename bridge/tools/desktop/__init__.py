@@ -32,7 +32,7 @@ from bridge.tools.desktop.input import (
     desktop_type_text,
 )
 from bridge.tools.desktop.recording import desktop_start_recording, desktop_stop_recording
-from bridge.tools.desktop.screen import desktop_screenshot
+from bridge.tools.desktop.screen import desktop_read_text, desktop_screenshot
 from bridge.tools.desktop.windows import (
     desktop_activate_window,
     desktop_arrange_windows,
@@ -77,6 +77,7 @@ TOOLS = [
     _tool(desktop_press_key, acting("Press a key on the desktop")),
     _tool(desktop_hotkey, acting("Press a hotkey on the desktop")),
     _tool(desktop_screenshot, read_only("Desktop screenshot")),
+    _tool(desktop_read_text, read_only("Read text on the desktop (OCR)")),
     _tool(desktop_accessibility_tree, read_only("Desktop accessibility tree")),
     _tool(desktop_find_elements, read_only("Find desktop elements")),
     _tool(desktop_wait_for_window, read_only("Wait for a window")),

@@ -1,7 +1,8 @@
-"""desktop_* tools that look at the screen: screenshots."""
+"""desktop_* tools that look at the screen: screenshots, and the text on it (OCR)."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 import time
@@ -10,7 +11,7 @@ from typing import Annotated, Any
 from mcp.types import CallToolResult, ImageContent, TextContent
 from pydantic import BaseModel, ConfigDict, Field
 
-from bridge.desktop import actions
+from bridge.desktop import actions, ocr
 from bridge.desktop.errors import DesktopError
 from bridge.desktop.service import Desktop
 from bridge.tools.desktop.common import WindowArg, PidArg, run, one_window, overlap
@@ -24,6 +25,31 @@ class Region(BaseModel):
     height: int = Field(gt=0)
 
 
+def grab(b: Any, window: int | str | None, pid: int | None, ref: str | None,
+         region: Region | None) -> dict[str, Any]:
+    """{shot, element | window (+ coveredBy)} for the screen, a window's frame, an element or a region."""
+    meta: dict[str, Any] = {}
+    box: dict[str, int] | None = None
+    if ref is not None:
+        node = b.element(ref)
+        if not node.get("bounds"):
+            raise DesktopError(f"Ref {ref} has no on-screen bounds (not showing).", code="not_clickable")
+        box = node["bounds"]
+        meta["element"] = {k: node[k] for k in ("ref", "role", "name")}
+    elif region is not None:
+        box = region.model_dump()
+    elif window is not None or pid is not None:
+        w = one_window(b, window, pid)
+        box = w["frame"]
+        meta["window"] = actions.window_row(w)
+        above = [o for o in b.windows() if o["z"] < w["z"] and o["mapped"] and "minimized" not in o["state"]
+                 and overlap(o["frame"], box)]
+        if above:
+            meta["coveredBy"] = [actions.window_row(o) for o in above]
+            meta["hint"] = "Other windows overlap it; desktop_activate_window it first for a clean shot."
+    return {"shot": b.screenshot(box), **meta}
+
+
 async def desktop_screenshot(
     desk: Desktop,
     window: WindowArg = None, pid: PidArg = None,
@@ -33,31 +59,8 @@ async def desktop_screenshot(
     """A PNG screenshot of the screen, one window (its frame), an element or a region, as an image plus its size,
     scale (image px per screen px) and origin (screen position of the top-left pixel: screen = origin + pixel /
     scale). Windows covered by others show what covers them; the answer lists such windows."""
-    def grab(b: Any) -> dict[str, Any]:
-        meta: dict[str, Any] = {}
-        box: dict[str, int] | None = None
-        if ref is not None:
-            node = b.element(ref)
-            if not node.get("bounds"):
-                raise DesktopError(f"Ref {ref} has no on-screen bounds (not showing).", code="not_clickable")
-            box = node["bounds"]
-            meta["element"] = {k: node[k] for k in ("ref", "role", "name")}
-        elif region is not None:
-            box = region.model_dump()
-        elif window is not None or pid is not None:
-            w = one_window(b, window, pid)
-            box = w["frame"]
-            meta["window"] = actions.window_row(w)
-            above = [o for o in b.windows() if o["z"] < w["z"] and o["mapped"] and "minimized" not in o["state"]
-                     and overlap(o["frame"], box)]
-            if above:
-                meta["coveredBy"] = [actions.window_row(o) for o in above]
-                meta["hint"] = "Other windows overlap it; desktop_activate_window it first for a clean shot."
-        shot = b.screenshot(box)
-        return {"shot": shot, **meta}
-
     started = time.perf_counter()
-    got = await run(desk, grab)
+    got = await run(desk, lambda b: grab(b, window, pid, ref, region))
     shot = got.pop("shot")
     summary = {"width": shot.width, "height": shot.height, "scale": shot.scale,
                "origin": {"x": shot.origin[0], "y": shot.origin[1]}, "bytes": len(shot.png), "format": "png", **got,
@@ -66,3 +69,23 @@ async def desktop_screenshot(
                                                 mime_type="image/png"),
                                    TextContent(type="text", text=json.dumps(summary))],
                           structured_content=summary)
+
+
+async def desktop_read_text(
+    desk: Desktop,
+    window: WindowArg = None, pid: PidArg = None,
+    ref: Annotated[str | None, Field(description="Only this element's bounds.")] = None,
+    region: Annotated[Region | None, Field(description="Only this screen region {x, y, width, height}.")] = None,
+    minConfidence: Annotated[float, Field(ge=0, le=100, description="Drop words read with less confidence.")] = 30,
+    maxWords: Annotated[int, Field(ge=1, le=5000, description="At most this many words.")] = 1000,
+) -> dict[str, Any]:
+    """The words on the screen, a window, an element or a region, read by OCR (tesseract): the text in reading
+    order plus each line and word with its screen bounds and confidence. For apps with no accessibility tree (Tk,
+    xterm, canvases); approximate, ~0.5 s."""
+    started = time.perf_counter()
+    got = await run(desk, lambda b: grab(b, window, pid, ref, region))
+    shot = got.pop("shot")
+    read = await asyncio.to_thread(ocr.read, shot.png, shot.origin, minConfidence, maxWords)
+    return {**read, **got, "origin": {"x": shot.origin[0], "y": shot.origin[1]},
+            "size": {"width": shot.width, "height": shot.height}, "method": "ocr",
+            "ms": round((time.perf_counter() - started) * 1000, 1)}
