@@ -70,6 +70,7 @@ def create_app(settings: Settings, token: str | None) -> Starlette:
     )
     app.state.dispatcher = dispatcher
     app.state.settings = settings
+    app.state.policy = policy
     app.state.token = token
     app.state.cockpit_key = cockpit.new_key()  # the cockpit's cookie value, new each process
     app.state.started = time.time()

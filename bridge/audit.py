@@ -91,7 +91,7 @@ class Audit:
         """An inbox hook: each new inbox item (a message, an answer, a picked element…) as a human event."""
         data = item.data or {}
         extra = {"questionId": data["questionId"]} if "questionId" in data else {}
-        self.human("inbox", item.pageId, item=item.kind, itemId=item.id, text=item.text, via=data.get("via", "page"),
+        self.human("inbox", item.pageId, item=item.kind, itemId=item.id, text=item.text, **{"from": item.source},
                    **extra)
 
     def human(self, kind: str, page_id: str | None = None, **fields: Any) -> dict[str, Any]:

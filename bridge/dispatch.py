@@ -15,6 +15,7 @@ from bridge.inbox import Inbox
 from bridge.pending import Pending, Waiter
 from bridge.questions import Questions
 from bridge.protocol import CancelFrame, ExecFrame, dump
+from bridge.ratelimit import RateLimit
 from bridge.registry import Instance, Registry, split_page_id
 from bridge.settings import Settings
 
@@ -37,7 +38,7 @@ class Dispatcher:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self.registry = Registry(settings.page_ttl)
+        self.registry = Registry(settings.page_ttl, settings.max_pending_pages)
         self._secrets: tuple[object, frozenset[str]] = (None, frozenset())
         self.pending = Pending()
         self.inbox = Inbox()
@@ -50,10 +51,12 @@ class Dispatcher:
         self.inbox.hooks.append(self.audit.inbox_item)
         #: Fire-and-forget work (announcements, re-shown questions); held here so the tasks are not collected.
         self.background: set[asyncio.Task[Any]] = set()
-        #: (consent class, origin) pairs the human allowed for this bridge's lifetime.
+        #: (consent class, verified origin) pairs the human allowed for this bridge's lifetime.
         self.approved_origins: set[tuple[str, str]] = set()
         #: The bridge.desktop.service.Desktop, built and closed by the app's lifespan (None: not built, or disabled).
         self.desktop: Any = None
+        #: open_file requests per page origin (the human could not have asked for more).
+        self.open_file_limit = RateLimit(settings.open_file_per_minute, 60.0)
 
     def page_secrets(self) -> frozenset[str]:
         """Every known page's secret, rebuilt only when the registry changed (the audit redacts them per record)."""

@@ -6,14 +6,49 @@ Every message from a page is parsed here, at the edge; nothing else looks at raw
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 PROTOCOL_VERSION = 1
 
-#: Commands every client answers. Later issues add to this list and to COMMANDS in the client.
-COMMANDS = ("eval", "ping", "frames", "location", "snapshot", "find", "act", "console", "wait", "navigate", "network", "source", "highlight", "ask", "notify", "screenshot")
+ConsentClass = Literal["eval", "navigate", "submit"]
+
+
+@dataclass(frozen=True)
+class Command:
+    """One page command and its policy: the consent class it may need, whether it only reads, the tool that owns
+    it (None: bridge plumbing no tool exposes on its own). `--disable-tools` on the owner disables the command on
+    every path, and its consent class applies on every path (page_exec(command=…), the owning tool, batches)."""
+
+    name: str
+    consent: ConsentClass | None
+    read_only: bool
+    tool: str | None
+
+
+#: Every command a client answers, with its policy. The client's COMMANDS table (inject/commands.js) names the same.
+COMMAND_TABLE: dict[str, Command] = {c.name: c for c in (
+    Command("eval", "eval", False, "page_exec"),
+    Command("ping", None, True, None),
+    Command("frames", None, True, None),
+    Command("location", None, True, None),
+    Command("snapshot", None, True, "page_snapshot"),
+    Command("find", None, True, "page_find"),
+    Command("act", "submit", False, "page_act"),  # only when the actions would submit a form (a dry run tells)
+    Command("console", None, True, "page_console"),
+    Command("wait", None, True, "page_wait"),
+    Command("navigate", "navigate", False, "page_navigate"),  # only when going to another origin
+    Command("network", None, True, "page_network"),
+    Command("source", None, True, "page_source"),
+    Command("highlight", None, False, "page_highlight"),
+    Command("ask", None, False, "user_ask"),
+    Command("notify", None, False, "user_notify"),
+    Command("screenshot", None, True, "page_screenshot"),
+)}
+COMMANDS = tuple(COMMAND_TABLE)
+CommandName = Literal[COMMANDS]  # type: ignore[valid-type]
 
 INSTANCE_ID_RE = re.compile(r"^(?:\d{1,5}|[a-z]{2}\d{3})$")
 FRAME_ID_RE = re.compile(r"^(?:host|f\d{1,4})$")
@@ -23,6 +58,19 @@ Secret = Annotated[str, Field(min_length=32, max_length=128, pattern=r"^[A-Za-z0
 InstanceId = Annotated[str, Field(pattern=INSTANCE_ID_RE.pattern)]
 FrameId = Annotated[str, Field(pattern=FRAME_ID_RE.pattern)]
 Short = Annotated[str, Field(max_length=4096)]
+
+
+def shallow(value: Any, limit: int) -> Any:
+    """`value` if it nests at most `limit` deep (lists and objects), else ValueError: deeper values would break the
+    JSON written to the audit log and the agent's answer."""
+    stack = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, (dict, list)):
+            if depth > limit:
+                raise ValueError(f"nested more than {limit} levels deep")
+            stack.extend((v, depth + 1) for v in (node.values() if isinstance(node, dict) else node))
+    return value
 
 
 class _Msg(BaseModel):
@@ -77,7 +125,7 @@ class ResultMsg(_Msg):
     type: Literal["result"] = "result"
     requestId: Annotated[str, Field(max_length=64)]
     ok: bool
-    result: Any = None
+    result: Annotated[Any, AfterValidator(lambda v: shallow(v, 200))] = None
     error: ErrorInfo | None = None
 
 
@@ -106,7 +154,7 @@ class EventMsg(_Msg):
     kind: Literal["answer", "message", "element_selected", "open_file"]
     questionId: Annotated[str, Field(max_length=64)] | None = None
     text: Annotated[str, Field(max_length=8000)] = ""
-    data: dict[str, Any] = Field(default_factory=dict)
+    data: Annotated[dict[str, Any], AfterValidator(lambda v: shallow(v, 16))] = Field(default_factory=dict)
 
 
 UpMessage = Annotated[Union[ResultMsg, FramesMsg, ByeMsg, EventMsg], Field(discriminator="type")]
@@ -132,7 +180,7 @@ class ExecFrame(_Msg):
     type: Literal["exec"] = "exec"
     requestId: str
     frameId: str
-    command: str
+    command: CommandName
     params: dict[str, Any] = Field(default_factory=dict)
     timeout: float
 
@@ -169,11 +217,20 @@ def _explain(exc: ValidationError) -> str:
     return "; ".join(f"{'.'.join(map(str, e['loc'])) or 'body'}: {e['msg']}" for e in exc.errors()[:5])
 
 
+class VersionMismatch(ProtocolError):
+    """A page speaks another protocol version (an old cached client, or a newer one against an old bridge)."""
+
+
 def parse_register(raw: str | bytes) -> RegisterRequest:
     try:
-        return RegisterRequest.model_validate_json(raw)
+        req = RegisterRequest.model_validate_json(raw)
     except ValidationError as exc:
         raise ProtocolError(_explain(exc)) from None
+    if req.v != PROTOCOL_VERSION:
+        raise VersionMismatch(f"this page's client speaks protocol {req.v}, the bridge speaks {PROTOCOL_VERSION}: "
+                              "reload the page (hard reload, or clear the cached dbg_client.js) to get the bridge's "
+                              "client")
+    return req
 
 
 def parse_up(raw: str | bytes | dict[str, Any]) -> UpMessage:

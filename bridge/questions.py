@@ -22,6 +22,8 @@ class Question:
     created: float = field(default_factory=time.time)
     answer: Any = None
     via: str | None = None
+    #: Only the cockpit may answer it (a page's own scripts could answer anything shown in the page).
+    human_only: bool = False
     future: asyncio.Future[Any] = field(default_factory=lambda: asyncio.get_running_loop().create_future(), repr=False)
 
     @property
@@ -38,8 +40,9 @@ class Questions:
     def __init__(self) -> None:
         self.by_id: dict[str, Question] = {}
 
-    def ask(self, kind: Kind, text: str, instance_id: str, choices: list[str] | None = None, detail: str = "") -> Question:
-        q = Question("q" + secrets.token_hex(4), kind, text, instance_id, choices or [], detail)
+    def ask(self, kind: Kind, text: str, instance_id: str, choices: list[str] | None = None, detail: str = "",
+            human_only: bool = False) -> Question:
+        q = Question("q" + secrets.token_hex(8), kind, text, instance_id, choices or [], detail, human_only=human_only)
         self.by_id[q.id] = q
         return q
 
@@ -47,6 +50,8 @@ class Questions:
         """Settle an open question; a page may only answer questions shown on it. None if refused."""
         q = self.by_id.get(question_id)
         if q is None or not q.open or (instance_id is not None and q.instance_id != instance_id):
+            return None
+        if q.human_only and via != "cockpit":
             return None
         q.answer, q.via = answer, via
         q.future.set_result(answer)

@@ -15,6 +15,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol
+from urllib.parse import urlsplit
 
 from bridge.protocol import INSTANCE_ID_RE, PAGE_ID_RE, FrameInfo, RegisterRequest
 
@@ -45,6 +46,9 @@ class Instance:
     url: str = ""
     title: str = ""
     origin: str = ""
+    #: The origin the browser proved: the Origin header of the register request ("" for a client that is not a
+    #: browser and sent none). The page's channel and messages must come from it; consent approvals are keyed by it.
+    verified_origin: str = ""
     attach: str = "script"
     frames: dict[str, FrameInfo] = field(default_factory=dict)
     conn: Connection | None = None
@@ -68,9 +72,48 @@ class Instance:
         self.changed = asyncio.Event()
 
 
+class OriginMismatch(ValueError):
+    """What a page claims about where it runs differs from what its browser proved."""
+
+
+class TooManyPages(ValueError):
+    """One origin registered too many pages that never connected (a flood)."""
+
+
+def origin_of(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}".lower()
+
+
+def port_of(origin: str) -> int | None:
+    """The explicit port of an origin (None for a default port: such pages get a random id, as before)."""
+    try:
+        return urlsplit(origin).port
+    except ValueError:
+        return None
+
+
+def check_claims(req: RegisterRequest, origin: str) -> None:
+    """A page's url and origin must be those of the origin its browser sent (nothing to compare without one)."""
+    if not origin:
+        return
+    if req.origin and req.origin.lower() != origin.lower():
+        raise OriginMismatch(f"the page claims origin {req.origin[:200]} but its browser sent {origin}")
+    if req.url and origin_of(req.url) != origin.lower():
+        raise OriginMismatch(f"the page claims url {req.url[:200]} but its browser sent origin {origin}")
+    if req.port is not None and req.port != port_of(origin):
+        raise OriginMismatch(f"the page claims port {req.port} but its browser sent origin {origin}")
+
+
+def claimed_url_ok(inst: Instance, url: str | None) -> bool:
+    """A later url update (a frames message) must stay on the instance's verified origin."""
+    return not url or not inst.verified_origin or origin_of(url) == inst.verified_origin.lower()
+
+
 class Registry:
-    def __init__(self, ttl: float) -> None:
+    def __init__(self, ttl: float, max_pending: int = 256) -> None:
         self.ttl = ttl
+        self.max_pending = max_pending
         self.instances: dict[str, Instance] = {}
         self.changed = asyncio.Event()
         #: Where the reserved ids are kept across restarts (ids, urls and frame lists; never a secret).
@@ -97,8 +140,9 @@ class Registry:
                 continue
             if not INSTANCE_ID_RE.match(iid) or iid in self.instances:
                 continue
-            # No secret yet: the first tab that registers under this id with its own stored secret takes it.
+            # No secret yet: the first tab of the same verified origin that asks for this id takes it.
             self.instances[iid] = Instance(id=iid, secret="", url=str(row.get("url", ""))[:4096],
+                                           verified_origin=str(row.get("verified", ""))[:4096],
                                            title=str(row.get("title", ""))[:4096], origin=str(row.get("origin", ""))[:4096],
                                            attach=str(row.get("attach", "script"))[:64],
                                            frames={f.frameId: f for f in frames}, frames_pending=True)
@@ -120,7 +164,8 @@ class Registry:
         self._save_pending = False
         if self.store is None:
             return
-        rows = [{"id": i.id, "url": i.url, "title": i.title, "origin": i.origin, "attach": i.attach,
+        rows = [{"id": i.id, "url": i.url, "title": i.title, "origin": i.origin, "verified": i.verified_origin,
+                 "attach": i.attach,
                  "frames": [f.model_dump() for f in i.frames.values()]} for i in self.instances.values()]
         tmp = self.store.with_suffix(".tmp")
         try:
@@ -136,33 +181,57 @@ class Registry:
 
     # ---- registration ---------------------------------------------------------------------
 
-    def register(self, req: RegisterRequest) -> tuple[Instance, bool]:
+    def register(self, req: RegisterRequest, origin: str = "") -> tuple[Instance, bool]:
         """Give a page its instance: its old one back when it proves it owns it, else a fresh one.
 
+        `origin` is the request's own Origin header ("" when it had none). A claimed url or origin that differs
+        from it raises OriginMismatch; too many unconnected pages of one origin raise TooManyPages. A secret is
+        always issued here, never taken from the page; a live page is never evicted or renamed.
         Returns the instance and whether the page asked for a different id than it got.
         """
+        check_claims(req, origin)
         asked = req.instanceId
         if asked and req.secret:
             inst = self.instances.get(asked)
-            if inst is None:
-                # The id expired (or the bridge restarted without its store): the page's id is free, so it gets it back.
-                inst = Instance(id=asked, secret=req.secret)
+            if inst is None and self._may_take(asked, origin):
+                # The bridge restarted (or the id expired): the page's id is free, so it gets it back, with a new
+                # secret of the bridge's making.
+                self._admit(origin)
+                inst = Instance(id=asked, secret=secrets.token_urlsafe(32), verified_origin=origin)
                 self.instances[asked] = inst
                 self._ids_changed()
                 return self._describe(inst, req), False
-            if not inst.secret:
-                # Reserved by the previous bridge process, which kept no secrets: the tab's stored one is its claim.
-                inst.secret = req.secret
+            if inst is not None and not inst.secret and inst.verified_origin == origin:
+                # Reserved by the previous bridge process, which kept no secrets: a tab of the origin that held it
+                # takes it back, with a new secret of the bridge's making.
+                inst.secret = secrets.token_urlsafe(32)
                 return self._describe(inst, req), False
-            if hmac.compare_digest(inst.secret, req.secret) and (not inst.live or req.reclaim):
+            if (inst is not None and inst.secret and inst.verified_origin == origin
+                    and hmac.compare_digest(inst.secret.encode(), req.secret.encode())
+                    and (not inst.live or req.reclaim)):
                 return self._describe(inst, req), False
-        inst = Instance(id=self._fresh_id(req.port), secret=secrets.token_urlsafe(32))
+        self._admit(origin)
+        inst = Instance(id=self._fresh_id(port_of(origin) if origin else req.port), secret=secrets.token_urlsafe(32),
+                        verified_origin=origin)
         self.instances[inst.id] = inst
         self._ids_changed()
         return self._describe(inst, req), asked is not None
 
+    def _may_take(self, instance_id: str, origin: str) -> bool:
+        """A port-shaped id only for a page whose verified origin has that port (it is predictable)."""
+        if not instance_id.isdigit():
+            return True
+        return instance_id == str(port_of(origin) if origin else instance_id)
+
+    def _admit(self, origin: str) -> None:
+        waiting = sum(1 for i in self.instances.values() if i.verified_origin == origin and not i.live)
+        if waiting >= self.max_pending:
+            raise TooManyPages(f"{waiting} pages from {origin or 'clients without an Origin'} registered without "
+                               "connecting; wait for them to connect or expire, then register again")
+
     def _describe(self, inst: Instance, req: RegisterRequest) -> Instance:
-        inst.url, inst.title, inst.origin, inst.attach = req.url, req.title, req.origin, req.attach
+        inst.url, inst.title, inst.attach = req.url, req.title, req.attach
+        inst.origin = inst.verified_origin or req.origin
         inst.frames = {f.frameId: f for f in req.frames}
         inst.frames_pending = not req.complete
         inst.since = time.monotonic()  # its reservation restarts: it is about to connect
@@ -280,7 +349,8 @@ class Registry:
                 "attach": inst.attach,
             }
             rows.append({"pageId": f"{inst.id}/host", "url": inst.url, "title": inst.title,
-                         "origin": inst.origin, "parent": None, "crossOrigin": False, **base})
+                         "origin": inst.verified_origin or inst.origin, "verified": bool(inst.verified_origin),
+                         "parent": None, "crossOrigin": False, **base})
             for fid, f in inst.frames.items():
                 if fid == "host":
                     continue

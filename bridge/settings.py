@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import tomllib
 import typing
@@ -57,6 +58,16 @@ class Settings(BaseModel):
     editor: str | None = Field(None, description="Editor command for open_file, e.g. 'code -g {file}:{line}:{column}' "
                                                  "(default: code or cursor if found). Run as argv, never a shell.")
     project_root: Path = Field(default_factory=Path.cwd, description="open_file only opens files under this folder.")
+    open_file_secrets: bool = Field(False, description="Let open_file open dotfiles and secret-looking files (.env*, "
+                                                       "keys, *.pem, id_rsa…), which it refuses by default.")
+    open_file_trust_picker: bool = Field(
+        False, description="Open a file the in-page element picker asks for at once, without the cockpit's "
+                           "confirmation (the page's own scripts could forge such a request).")
+    open_file_per_minute: int = Field(6, ge=1, le=600, description="open_file requests a page origin may send a "
+                                                                   "minute; more are refused (429).")
+    max_pending_pages: int = Field(
+        256, ge=1, description="Registered pages of one origin that are not connected at most; more registrations "
+                               "from that origin are refused (429) until some connect or expire.")
     disable_tools: list[str] = Field(
         default_factory=list,
         description="Tools not to offer: names or globs (page_exec, desktop_*), or @acting for every tool that is "
@@ -81,6 +92,16 @@ class Settings(BaseModel):
         description="Browser desktop_open_url starts (a name on PATH or a path; it must be on desktop_allow too). "
                     "Chromium-family browsers get a throwaway profile and quiet first-run flags, Firefox a throwaway "
                     "profile; any other program just gets the URL as its argument.")
+
+    def tool_disabled(self, name: str, read_only: bool) -> bool:
+        """`disable_tools` entries: a tool name or glob (`desktop_*`, `page_exec`), or `@acting` for every tool that
+        is not read-only (a bridge that can look but not touch)."""
+        for pattern in self.disable_tools:
+            if pattern == "@acting" and not read_only:
+                return True
+            if fnmatch.fnmatchcase(name, pattern):
+                return True
+        return False
 
     @property
     def token_file(self) -> Path:

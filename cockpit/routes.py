@@ -149,7 +149,8 @@ def desktop_state(d: Dispatcher) -> dict[str, Any]:
 
 
 def _question_row(q: Question) -> dict[str, Any]:
-    return {**q.frame(), "pageId": f"{q.instance_id}/host", "created": round(q.created, 3)}
+    return {**q.frame(), "pageId": f"{q.instance_id}/host", "created": round(q.created, 3),
+            "asker": "page" if q.human_only else "agent"}
 
 
 def client_configs(mcp_url: str, auth: bool) -> list[dict[str, str]]:
@@ -333,7 +334,7 @@ async def send_message(d: Dispatcher, data: dict[str, Any], request: Request) ->
     if page_id is not None:
         _known_instance(d, page_id)
     assert text is not None
-    item = d.inbox.add("message", text, page_id, {"via": "cockpit"})
+    item = d.inbox.add("message", text, page_id, {"via": "cockpit"}, source="human")
     return {"id": item.id}
 
 
@@ -358,7 +359,7 @@ async def answer(d: Dispatcher, data: dict[str, Any], request: Request) -> dict[
     if q.kind != "consent":
         shown = value if isinstance(value, str) else json.dumps(value)
         d.inbox.add("answer", f"{q.text} → {shown[:200]}", page_id,
-                    {"questionId": q.id, "answer": value, "via": "cockpit"})
+                    {"questionId": q.id, "answer": value, "via": "cockpit"}, source="human")
     d.spawn(_dismiss_in_page(d, page_id, q.id))
     return {"questionId": q.id, "answered": True}
 

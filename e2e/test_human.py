@@ -187,18 +187,27 @@ def test_submitting_a_form_and_leaving_the_origin_ask_first_when_configured(stri
     assert stay["title"] == "single page"
 
 
-def test_open_file_runs_the_editor_on_a_confined_path_and_refuses_escapes(strict):
-    _, dev, mcp, ctx, root, record = strict
+def test_open_file_from_the_picker_waits_for_the_cockpit_then_runs_the_editor_and_refuses_escapes(strict):
+    proc, dev, mcp, ctx, root, record = strict
+    cockpit = ctx.new_page()
+    cockpit.goto(proc.base + "/#sessions")
     page = open_page(ctx, dev.url("/source.html"))
     since = ok(mcp.call("inbox"))["cursor"]
     page.keyboard.press("Alt+Shift+KeyP")
     page.hover("#in-card")
     page.click("#in-card")
     page.locator("dbg-human [data-picked] button[data-answer=open]").click()
+    held = ok(mcp.call("inbox", {"since": since, "kinds": ["open_file"], "wait": 5}))["items"][0]
+    assert held["from"] == "page" and held["data"]["opened"] is False and "cockpit" in held["data"]["status"]
+    assert not record.exists()  # nothing ran before the human said so
+    card = cockpit.locator("#question-cards .card.consent")
+    card.wait_for(timeout=10000)
+    assert "A page asks" in card.text_content() and "src/components/Card.jsx:14" in card.text_content()
+    card.locator("button[data-answer='Open in editor']").click()
     wait_until(lambda: record.exists() and record.read_text(), 10, what="the stub editor to run")
     assert record.read_text().split() == [str((root / "src/components/Card.jsx").resolve()), "14"]
-    item = ok(mcp.call("inbox", {"since": since, "kinds": ["open_file"], "wait": 5}))["items"][0]
-    assert item["data"]["opened"] is True
+    item = ok(mcp.call("inbox", {"since": held["id"], "kinds": ["open_file"], "wait": 5}))["items"][0]
+    assert item["data"]["opened"] is True and item["from"] == "human"
     send_event = """async (file) => {
         const id = JSON.parse(sessionStorage.getItem('__dbg_id'));
         const body = {instanceId: id.instanceId, secret: id.secret, type: 'event', kind: 'open_file', text: file,

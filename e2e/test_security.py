@@ -39,7 +39,9 @@ def auth(bridge: BridgeProcess) -> dict[str, str]:
 
 
 def register(http: httpx.Client, **headers: str) -> httpx.Response:
-    return http.post("/bridge/register", content=json.dumps({"url": "http://localhost:5173/"}),
+    """Register as a browser page would: the url it claims is on the Origin it sends."""
+    url = headers.get("Origin", "http://localhost:5173") + "/"
+    return http.post("/bridge/register", content=json.dumps({"url": url}),
                      headers={"Content-Type": "text/plain", **headers})
 
 

@@ -200,7 +200,7 @@ const human = {
       const open = this.el('button', { 'data-answer': 'open' }, 'Open in editor');
       open.addEventListener('click', () => {
         card.remove();
-        this.emit('open_file', info.source.file + ':' + (info.source.line || 1), { file: info.source.file, line: info.source.line, column: info.source.column, ref: info.ref });
+        this.emit('open_file', info.source.file + ':' + (info.source.line || 1), { file: info.source.file, line: info.source.line, column: info.source.column, ref: info.ref, via: 'picker' });
       });
       row.append(open);
     }

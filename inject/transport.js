@@ -29,6 +29,7 @@ class BridgeClient {
     /** @type {Map<string, {msg: ResultMsg, until: number, tries: number, timer: number}>} */ this.outbox = new Map();
     /** Until when a lost channel is not reopened: this document is navigating away (see leaving()). */
     this.leavingUntil = 0;
+    this.warned = false;
   }
 
   loadId() {
@@ -91,7 +92,13 @@ class BridgeClient {
     const res = await fetch(this.base + '/bridge/register', {
       method: 'POST', body: JSON.stringify(req), headers: { 'Content-Type': 'text/plain' }, cache: 'no-store',
     });
-    if (!res.ok) throw new Error('register failed: HTTP ' + res.status);
+    if (!res.ok) {
+      if ((res.status === 409 || res.status === 403) && !this.warned) { // another protocol version, or another origin
+        this.warned = true;
+        res.json().then((e) => console.warn('dbg-bridge: ' + (e && e.error && e.error.message)), () => {});
+      }
+      throw new Error('register failed: HTTP ' + res.status);
+    }
     /** @type {RegisterReply} */
     const reply = await res.json();
     this.id = { instanceId: reply.instanceId, secret: reply.secret };

@@ -26,10 +26,12 @@ async def echo_handler(frame: dict[str, Any]) -> dict[str, Any]:
 
 
 class FakePage:
-    def __init__(self, base: str, *, channel: str = "ws", port: int | None = None, url: str = "http://127.0.0.1/fake",
+    def __init__(self, base: str, *, channel: str = "ws", port: int | None = None, url: str | None = None,
                  origin: str | None = None, handler: Handler = echo_handler, frames: list[dict] | None = None,
                  http: httpx.AsyncClient | None = None) -> None:
-        self.base, self.channel, self.port, self.url = base, channel, port, url
+        # a browser's page claims a url on the origin it sends (the bridge refuses anything else)
+        self.base, self.channel, self.port = base, channel, port
+        self.url = url or (origin or "http://127.0.0.1") + "/fake"
         self.origin = origin
         self.handler = handler
         self.frames = frames or []

@@ -14,17 +14,21 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from bridge import protocol
+from bridge import errors, protocol
 from bridge.dispatch import Dispatcher
 from bridge.http import HTTPError, error_response, read_body
 from bridge.human import page_event, show_open_questions
-from bridge.protocol import AckFrame, ByeMsg, EventMsg, FramesMsg, InstanceId, ProtocolError, RegisterReply, ResultMsg, Secret
-from bridge.registry import Instance
+from bridge.human.editor import RateLimited
+from bridge.protocol import (AckFrame, ByeMsg, EventMsg, FramesMsg, InstanceId, ProtocolError, RegisterReply, ResultMsg,
+                             Secret, VersionMismatch)
+from bridge.registry import Instance, OriginMismatch, TooManyPages, claimed_url_ok
 
 log = logging.getLogger("bridge.pages")
 
 #: WebSocket close code telling the client its credentials are unknown: register again.
 WS_CLOSE_REREGISTER = 4401
+#: WebSocket close code: the upgrade came from another origin than the page's register.
+WS_CLOSE_ORIGIN = 4403
 
 
 class SSEConnection:
@@ -100,11 +104,14 @@ def _reshow(d: Dispatcher, inst: Instance) -> None:
 
 
 def handle_up(d: Dispatcher, inst: Instance, msg: protocol.UpMessage) -> bool:
-    """Apply one message from a page. False if it was a result nobody is waiting for (stale or forged)."""
+    """Apply one message from a page. False if it was a result nobody is waiting for (stale or forged).
+    Raises OriginMismatch for a url off the page's verified origin, RateLimited for too many open_file requests."""
     inst.touch()
     if isinstance(msg, ResultMsg):
         return d.pending.resolve(inst.id, msg)
     if isinstance(msg, FramesMsg):
+        if not claimed_url_ok(inst, msg.url):
+            raise OriginMismatch(f"the page claims url {(msg.url or '')[:200]} but it runs on {inst.verified_origin}")
         d.registry.update_frames(inst, msg.frames, msg.url, msg.title, msg.complete)
     elif isinstance(msg, ByeMsg):
         d.page_unloading(inst)
@@ -119,11 +126,20 @@ async def register(request: Request) -> Response:
         req = protocol.parse_register(await read_body(request, d.settings.max_body))
     except HTTPError as exc:
         return error_response(exc.status, exc.code, exc.message)
+    except VersionMismatch as exc:
+        return error_response(409, "protocol_mismatch", f"Refused: {exc}.")
     except ProtocolError as exc:
         return error_response(400, "bad_register", f"Malformed register request: {exc}.")
     was = d.registry.instances.get(req.instanceId or "")
     was_live = bool(was and was.live)
-    inst, renamed = d.registry.register(req)
+    try:
+        inst, renamed = d.registry.register(req, _origin(request))
+    except OriginMismatch as exc:
+        log.warning("refused a register: %s", exc)
+        return error_response(403, "origin_mismatch", f"Refused: {exc}. A page registers for its own origin only.")
+    except TooManyPages as exc:
+        log.warning("refused a register: %s", exc)
+        return error_response(429, "too_many_pages", f"Refused: {exc}.", headers={"Retry-After": "10"})
     if was is inst and was_live:
         d.page_reloaded(inst)
     log.info("page %s registered (%s)%s", inst.id, inst.url, " as a new tab" if renamed else "")
@@ -132,10 +148,29 @@ async def register(request: Request) -> Response:
     return Response(protocol.dump(reply), media_type="application/json", headers={"Cache-Control": "no-store"})
 
 
+def _origin(request: Request | WebSocket) -> str:
+    """The request's Origin header (the guard already refused foreign and opaque ones); "" when it has none."""
+    return (request.headers.get("origin") or "").rstrip("/")
+
+
 def _authenticate(d: Dispatcher, instance_id: str | None, secret: str | None) -> Instance | None:
     if not instance_id or not secret:
         return None
     return d.registry.authenticate(instance_id, secret)
+
+
+def _same_origin(request: Request | WebSocket, inst: Instance) -> bool:
+    """A page's channel and messages come from the origin it registered from. A same-origin GET carries no
+    Origin, so none is fine for a page served by the bridge itself (the demo)."""
+    if not inst.verified_origin:
+        return True
+    origin = _origin(request)
+    if not origin:
+        return request.app.state.policy.own_origin(inst.verified_origin)
+    return origin.lower() == inst.verified_origin.lower()
+
+
+MISMATCH = "This page registered from another origin: the channel was refused. Register again from this origin."
 
 
 async def events(request: Request) -> Response:
@@ -143,6 +178,8 @@ async def events(request: Request) -> Response:
     inst = _authenticate(d, request.query_params.get("i"), request.query_params.get("t"))
     if inst is None:
         return error_response(401, "unknown_page", "Unknown instance or wrong secret: register again.")
+    if not _same_origin(request, inst):
+        return error_response(403, "origin_mismatch", MISMATCH)
     conn = SSEConnection()
     d.registry.attach(inst, conn)
     _reshow(d, inst)
@@ -171,19 +208,28 @@ async def websocket(ws: WebSocket) -> None:
     if inst is None:
         await ws.close(code=WS_CLOSE_REREGISTER, reason="unknown instance or wrong secret: register again")
         return
+    if not _same_origin(ws, inst):
+        await ws.close(code=WS_CLOSE_ORIGIN, reason="origin_mismatch: register again from this origin")
+        return
     conn = WSConnection(ws)
     d.registry.attach(inst, conn)
     _reshow(d, inst)
     log.info("page %s connected over WebSocket", inst.id)
     try:
         while True:
-            raw = await ws.receive_text()
+            message = await ws.receive()
+            if message["type"] == "websocket.disconnect":
+                break
+            raw = message.get("text")
+            if raw is None:  # a binary frame: the protocol is text, but say why it was dropped
+                log.warning("page %s sent a binary frame; ignored", inst.id)
+                continue
             try:
                 msg = protocol.parse_up(raw)
-            except ProtocolError as exc:
-                log.warning("page %s sent a malformed message: %s", inst.id, exc)
+                handle_up(d, inst, msg)
+            except (ProtocolError, OriginMismatch, errors.BridgeError) as exc:
+                log.warning("page %s sent a message that was refused: %s", inst.id, exc)
                 continue
-            handle_up(d, inst, msg)
             if isinstance(msg, ResultMsg):
                 # Acknowledged whether it was taken or not (a duplicate, a call already over): the page stops
                 # retrying it either way.
@@ -219,11 +265,18 @@ async def result(request: Request) -> Response:
     inst = _authenticate(d, creds.instanceId, creds.secret)
     if inst is None:
         return error_response(403, "forbidden", "Wrong secret for this instance: the message was ignored.")
+    if not _same_origin(request, inst):
+        return error_response(403, "origin_mismatch", MISMATCH)
     try:
         msg = protocol.parse_up(data)
+        handled = handle_up(d, inst, msg)
     except ProtocolError as exc:
         return error_response(400, "bad_message", f"Malformed message: {exc}.")
-    if not handle_up(d, inst, msg):
+    except OriginMismatch as exc:
+        return error_response(403, "origin_mismatch", f"Refused: {exc}.")
+    except RateLimited as exc:
+        return error_response(429, exc.code, str(exc).split("] ", 1)[-1], headers={"Retry-After": "60"})
+    if not handled:
         return error_response(409, "stale_result", "No call of this page is waiting for that requestId.")
     return Response(status_code=204)
 

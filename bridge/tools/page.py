@@ -5,14 +5,13 @@ import json
 import re
 import time
 from pathlib import Path
-from urllib.parse import urljoin, urlsplit
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
 from bridge import errors
-from bridge.dispatch import Dispatcher, Target
-from bridge.human import require_consent
+from bridge.dispatch import Dispatcher
+from bridge.human.consent import call_command, guard
 from bridge.protocol import COMMANDS
 from mcp.types import CallToolResult, ImageContent, TextContent
 
@@ -60,22 +59,9 @@ async def page_exec(
     started = time.perf_counter()
     if code is not None:
         command, params = "eval", {"code": code, "args": args}
-    if command == "eval":
-        target = d.resolve(pageId)
-        await require_consent(d, target, "eval", str((params or {}).get("code", "")))
-        pageId = target.page_id
-    target, result = await d.call_page(pageId, command or "eval", params, timeout)
+    # the command's own policy (consent class, --disable-tools of the tool that owns it), as on every path
+    target, result = await call_command(d, pageId, command or "eval", params, timeout)
     return {"pageId": target.page_id, "result": result, "ms": round((time.perf_counter() - started) * 1000, 2)}
-
-
-def page_url(target: Target) -> str:
-    frame = target.inst.frames.get(target.frame_id)
-    return frame.url if frame is not None else target.inst.url
-
-
-def origin_of(url: str) -> str:
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc}"
 
 
 FRAME_REF = re.compile(r"^(f\d+):(e\d+@[a-z]{2})$")
@@ -225,11 +211,7 @@ async def page_act(
         params.update({k: v for k, v in {"action": action, "ref": ref, "selector": selector, "text": text,
                                           "nth": nth, "exact": exact, "value": value, "key": key,
                                           "to": to}.items() if v is not None})
-    if "submit" in d.settings.consent_for and not d.settings.no_consent:
-        target, check = await d.call_page(pageId, "act", {**params, "dryRun": True}, timeout)
-        if check["submits"]:
-            await require_consent(d, target, "submit", "\n".join(check["submits"]))
-    target, out = await d.call_page(pageId, "act", params, timeout)
+    target, out = await call_command(d, pageId, "act", params, timeout)  # asks first if it would submit a form
     return {"pageId": target.page_id, **out}
 
 
@@ -267,13 +249,10 @@ async def page_navigate(
     """Navigate a page (goto, back, forward, reload) and return once its client is back under the same pageId,
     with the new URL and title."""
     target = d.resolve(pageId)
-    if action == "goto" and url:
-        here = page_url(target)
-        there = urljoin(here, url)
-        if origin_of(there) != origin_of(here):
-            await require_consent(d, target, "navigate", f"{here} → {there}")
+    params = {"action": action, "url": url}
+    await guard(d, target, "navigate", params, timeout)  # asks first when leaving the page's verified origin
     before = target.inst.conn
-    await d.call_page(target.page_id, "navigate", {"action": action, "url": url}, timeout)
+    await d.call_page(target.page_id, "navigate", params, timeout)
     reloaded = await d.wait_reload(target, before, timeout)
     _, where = await d.call_page(target.page_id, "location", {}, timeout)
     return {"pageId": target.page_id, "reloaded": reloaded, "url": where["href"], "title": where["title"]}

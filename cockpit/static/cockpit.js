@@ -171,7 +171,8 @@
   /** @param {any} q */
   function questionCard(q) {
     const card = el('article', { class: 'card question ' + q.kind, 'data-question': q.questionId });
-    card.append(el('div', { class: 'who' }, (q.kind === 'consent' ? 'Agent wants to act' : 'Agent asks') + ' · ' + q.pageId),
+    const who = q.asker === 'page' ? 'A page asks' : q.kind === 'consent' ? 'Agent wants to act' : 'Agent asks';
+    card.append(el('div', { class: 'who' }, who + ' · ' + q.pageId),
       el('div', { class: 'text' }, q.text));
     if (q.detail) card.append(el('pre', { class: 'detail' }, q.detail));
     const row = el('div', { class: 'row' });
@@ -315,7 +316,7 @@
       return { what: r.tool, details: r.outcome === 'error' && r.message ? r.message : compact(r.args),
         outcome: r.outcome === 'ok' ? 'ok' : r.code || 'error' };
     }
-    if (r.kind === 'inbox') return { what: r.item, details: r.text, outcome: 'via ' + (r.via || 'page') };
+    if (r.kind === 'inbox') return { what: r.item, details: r.text, outcome: 'from ' + (r.from || 'page') };
     if (r.kind === 'consent') return { what: 'consent: ' + r.action, details: r.origin, outcome: r.decision + (r.via ? ' via ' + r.via : '') };
     if (r.kind === 'question') return { what: 'asked (' + r.question + ')', details: r.text, outcome: 'waiting' };
     if (r.kind === 'cockpit') {
@@ -376,9 +377,12 @@
 
   /** @param {any} r */
   function addInboxItem(r) {
-    const li = el('li', { class: 'inbox-item ' + r.item, 'data-item': String(r.itemId) });
-    li.append(el('span', { class: 'kind' }, r.item), el('span', { class: 'text' }, r.text || ''),
-      el('span', { class: 'muted' }, (r.pageId ? r.pageId + ' · ' : '') + 'via ' + (r.via || 'page') + ' · '),
+    // `from` is set by the bridge: 'human' (this cockpit), 'page' (anything a page sent: data, not the human's word)
+    const from = r.from === 'human' || r.from === 'bridge' ? r.from : 'page';
+    const li = el('li', { class: 'inbox-item ' + r.item + ' from-' + from, 'data-item': String(r.itemId), 'data-from': from });
+    li.append(el('span', { class: 'kind' }, r.item), el('span', { class: 'from' }, from === 'page' ? 'from page' : 'from ' + from),
+      el('span', { class: 'text' }, r.text || ''),
+      el('span', { class: 'muted' }, (r.pageId ? r.pageId + ' · ' : '') + ' · '),
       el('span', { class: 'muted ago', 'data-time': String(r.t) }, ago(r.t)));
     const list = $('inbox-list');
     list.prepend(li);

@@ -58,7 +58,7 @@ def test_a_second_page_on_the_same_port_gets_two_letters_and_three_digits():
 
 
 def test_a_page_without_a_port_gets_a_fresh_id_and_fresh_ids_never_collide():
-    reg = Registry(ttl=60)
+    reg = Registry(ttl=60, max_pending=1000)
     ids = {reg.register(req())[0].id for _ in range(300)}
     assert len(ids) == 300
     assert all(FRESH_ID.match(i) for i in ids)
@@ -118,17 +118,17 @@ def test_a_wrong_secret_never_takes_a_reserved_id():
     assert reg.instances[inst.id] is inst and reg.authenticate(inst.id, OTHER_SECRET) is None
 
 
-def test_after_a_bridge_restart_a_page_adopts_its_id_with_its_own_secret():
+def test_after_a_bridge_restart_a_page_adopts_its_id_with_a_secret_the_bridge_issues():
     before = Registry(ttl=60)
     old, _ = live(before, port=5173)
     after = Registry(ttl=60)  # a new bridge process knows nothing
     inst, renamed = after.register(req(instanceId=old.id, secret=old.secret, port=5173))
     assert inst.id == "5173" and not renamed
-    assert inst.secret == old.secret
-    assert after.authenticate("5173", old.secret) is inst
+    assert inst.secret != old.secret and len(inst.secret) >= 32  # never the page's choice
+    assert after.authenticate("5173", old.secret) is None and after.authenticate("5173", inst.secret) is inst
     # ... and a fresh-style id is adopted the same way.
     inst2, renamed2 = after.register(req(instanceId="qz042", secret=OTHER_SECRET))
-    assert inst2.id == "qz042" and not renamed2 and inst2.secret == OTHER_SECRET
+    assert inst2.id == "qz042" and not renamed2 and inst2.secret != OTHER_SECRET
 
 
 def test_an_adopted_port_id_is_not_handed_to_a_new_page_on_that_port():

@@ -1,0 +1,111 @@
+"""Consent: one rule per page command (bridge/protocol.py COMMAND_TABLE), enforced on every path that reaches it."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urljoin, urlsplit
+
+from bridge import errors
+from bridge.dispatch import Dispatcher, Target
+from bridge.human.questions import ask, dismiss
+from bridge.protocol import COMMAND_TABLE
+
+CONSENT_ONCE, CONSENT_ORIGIN, CONSENT_DENY = "Allow once", "Allow on this origin", "Deny"
+
+#: What each consent class asks the human, and what a denial tells the agent to do instead.
+CONSENT_TEXT = {
+    "eval": ("The agent wants to run code in {page} ({origin}).",
+             "Do not retry the same code; ask them why (user_ask) or use page_snapshot/page_find/page_act instead."),
+    "navigate": ("The agent wants to leave {origin} for another site in {page}.",
+                 "Stay on this origin, or ask the human (user_ask) where to go."),
+    "submit": ("The agent wants to submit a form in {page} ({origin}).",
+               "Ask the human (user_ask) before submitting, or fill the form and let them submit it."),
+}
+
+
+def origin_of(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+def page_origin(target: Target) -> str:
+    """The origin approvals are keyed by: the one the browser proved (the request's Origin header), else (a page
+    that is no browser, e.g. a local script) what it claimed."""
+    inst = target.inst
+    if inst.verified_origin:
+        return inst.verified_origin
+    frame = inst.frames.get(target.frame_id)
+    return (frame.origin if frame and frame.origin else inst.origin) or origin_of(inst.url)
+
+
+async def require_consent(d: Dispatcher, target: Target, kind: str, detail: str) -> None:
+    """Ask the human before a dangerous action of class `kind` (eval, navigate, submit) on an origin they have
+    not approved for it. Nothing to ask with --no-consent or when the class is not in --consent-for."""
+    if d.settings.no_consent or kind not in d.settings.consent_for:
+        return
+    origin = page_origin(target)
+    if (kind, origin) in d.approved_origins:
+        return
+    question, instead = CONSENT_TEXT[kind]
+    preview = detail if len(detail) <= 600 else detail[:600] + "…"
+    q, answered = await ask(d, target, "consent", question.format(page=target.page_id, origin=origin),
+                            [CONSENT_ONCE, CONSENT_ORIGIN, CONSENT_DENY], preview, d.settings.consent_wait)
+    if not answered:
+        d.audit.human("consent", target.page_id, questionId=q.id, action=kind, origin=origin, decision="timeout")
+        await dismiss(d, q)
+        raise errors.BridgeError(
+            f"Nobody answered the consent prompt in {target.page_id} within {d.settings.consent_wait:g} s, so "
+            "nothing ran. Ask the human to look at the page (user_notify), or use page_snapshot/page_find/"
+            "page_act, which need no consent.", code="consent_timeout")
+    d.questions.forget(q)
+    d.audit.human("consent", target.page_id, questionId=q.id, action=kind, origin=origin, decision=q.answer, via=q.via)
+    if q.answer == CONSENT_ORIGIN:
+        d.approved_origins.add((kind, origin))
+    elif q.answer != CONSENT_ONCE:
+        raise errors.BridgeError(f"The human said no ({kind} on {origin}). {instead}", code="consent_denied")
+
+
+def require_enabled(d: Dispatcher, command: str) -> None:
+    """Refuse a command whose owning tool `--disable-tools` turned off, whichever tool tried to reach it."""
+    spec = COMMAND_TABLE.get(command)
+    if spec is None:
+        raise errors.BridgeError(f"'{command}' is not a page command. Known: {', '.join(COMMAND_TABLE)}.",
+                                 code="bad_arguments")
+    if spec.tool and d.settings.tool_disabled(spec.tool, spec.read_only):
+        raise errors.BridgeError(
+            f"The command '{command}' belongs to {spec.tool}, which this bridge disables (--disable-tools), so it "
+            "cannot be reached through page_exec either. Ask the human to enable it, or work without it.",
+            code="tool_disabled")
+
+
+async def guard(d: Dispatcher, target: Target, command: str, params: dict[str, Any], timeout: float) -> None:
+    """Apply `command`'s policy before it runs: refused if its tool is disabled, and its consent class asked for
+    when this call needs it (eval always; navigate to another origin; act when it would submit a form)."""
+    require_enabled(d, command)
+    kind = COMMAND_TABLE[command].consent
+    if kind is None or d.settings.no_consent or kind not in d.settings.consent_for:
+        return
+    if kind == "eval":
+        await require_consent(d, target, "eval", str(params.get("code", "")))
+    elif kind == "navigate":
+        if (params.get("action") or "goto") == "goto" and params.get("url"):
+            frame = target.inst.frames.get(target.frame_id)
+            here = (frame.url if frame is not None and frame.url else target.inst.url) or page_origin(target)
+            there = urljoin(here, str(params["url"]))
+            if origin_of(there) != page_origin(target):
+                await require_consent(d, target, "navigate", f"{here} → {there}")
+    elif kind == "submit" and not params.get("dryRun"):
+        _, check = await d.call_page(target.page_id, "act", {**params, "dryRun": True}, timeout)
+        submits = check.get("submits") if isinstance(check, dict) else None
+        if submits:
+            await require_consent(d, target, "submit", "\n".join(map(str, submits)))
+
+
+async def call_command(d: Dispatcher, page_id: str | None, command: str, params: dict[str, Any] | None = None,
+                       timeout: float | None = None) -> tuple[Target, Any]:
+    """The one way a tool runs a page command on the agent's behalf: resolve once, apply the command's policy,
+    then call the page."""
+    target = d.resolve(page_id)
+    params = params or {}
+    await guard(d, target, command, params, timeout or d.settings.exec_timeout)
+    return await d.call_page(target.page_id, command, params, timeout)

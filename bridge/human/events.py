@@ -1,0 +1,39 @@
+"""Events a page sends (answers, messages, picked elements, open_file): into the inbox, marked as from the page."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bridge.dispatch import Dispatcher
+from bridge.human.editor import request_from_page
+from bridge.protocol import EventMsg
+from bridge.registry import Instance
+
+
+def page_event(d: Dispatcher, inst: Instance, msg: EventMsg) -> bool:
+    """Apply an event from the page. False if it answers a question that is not open on this page.
+
+    Everything here came over the page channel, so its inbox item is `from: page` whatever its data says: the
+    app's own scripts share the world of the in-page panel and can send any of these."""
+    page_id = f"{inst.id}/host"
+    if msg.kind == "answer":
+        q = d.questions.answer(msg.questionId or "", inst.id, msg.data.get("answer"), "page")
+        if q is None:
+            return False
+        if q.kind != "consent":
+            d.inbox.add("answer", f"{q.text} → {_short(q.answer)}", page_id,
+                        {"questionId": q.id, "answer": q.answer, "via": "page"}, source="page")
+        return True
+    data = dict(msg.data)
+    if msg.kind == "open_file":
+        data.update(request_from_page(d, inst, data))
+    d.inbox.add(msg.kind, msg.text or _short(data), page_id, data, source="page")
+    return True
+
+
+def _short(value: Any) -> str:
+    try:
+        text = value if isinstance(value, str) else repr(value)
+    except RecursionError:
+        text = "(too deeply nested to show)"
+    return text if len(text) <= 200 else text[:199] + "…"

@@ -1,0 +1,56 @@
+"""Questions shown to the human in their page: ask (bounded wait), re-show after a reload, dismiss."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from bridge import errors
+from bridge.dispatch import Dispatcher, Target
+from bridge.questions import Kind, Question
+from bridge.registry import Instance
+
+log = logging.getLogger("bridge.human")
+
+
+async def ask(d: Dispatcher, target: Target, kind: Kind, text: str, choices: list[str] | None = None,
+              detail: str = "", wait: float = 60.0) -> tuple[Question, bool]:
+    """Show a question in the target's tab and wait (bounded) for the answer: (question, answered in time)."""
+    q = d.questions.ask(kind, text, target.inst.id, choices, detail)
+    try:
+        await d.call_page(f"{target.inst.id}/host", "ask", q.frame(), 10)
+    except errors.BridgeError:
+        d.questions.forget(q)
+        raise
+    d.audit.human("question", f"{target.inst.id}/host", questionId=q.id, question=kind, text=text)
+    try:
+        await asyncio.wait_for(asyncio.shield(q.future), wait)
+        return q, True
+    except TimeoutError:
+        return q, False
+    except asyncio.CancelledError:
+        # The tool call was cancelled: nobody will read the answer, so the card leaves the page.
+        if q.open:
+            d.audit.human("question", f"{target.inst.id}/host", questionId=q.id, question=kind, outcome="cancelled")
+            d.spawn(dismiss(d, q))
+        raise
+
+
+async def show_open_questions(d: Dispatcher, inst: Instance) -> None:
+    """A tab came back (reload, reconnect): show it the questions still waiting for its human."""
+    for q in d.questions.open_for(inst.id):
+        if q.human_only:
+            continue
+        try:
+            await d.call_page(f"{inst.id}/host", "ask", q.frame(), 10)
+        except errors.BridgeError as exc:
+            log.info("could not re-show question %s on %s: %s", q.id, inst.id, exc)
+
+
+async def dismiss(d: Dispatcher, q: Question) -> None:
+    """Take an unanswered question off the page (best effort) and forget it."""
+    d.questions.forget(q)
+    try:
+        await d.call_page(f"{q.instance_id}/host", "ask", {"dismiss": q.id}, 5)
+    except errors.BridgeError:
+        pass
