@@ -70,10 +70,13 @@ class Bridge:
         self.d, self.client = dispatcher, client
 
     def connect_page(self, handler: Handler = echo, *, url: str = "http://localhost:5173/", title: str = "App",
-                     port: int | None = 5173, frames: list[dict[str, Any]] | None = None) -> FakeConnection:
-        req = RegisterRequest(url=url, title=title, origin=url.split("/", 3)[0] + "//" + url.split("/", 3)[2],
-                              port=port, attach="fake", frames=frames or [])
-        inst, _ = self.d.registry.register(req)
+                     port: int | None = 5173, frames: list[dict[str, Any]] | None = None,
+                     verified: bool = True) -> FakeConnection:
+        """A page that registered as a browser's would: its request's Origin is its url's (unless verified=False,
+        a client that sends no Origin)."""
+        origin = url.split("/", 3)[0] + "//" + url.split("/", 3)[2]
+        req = RegisterRequest(url=url, title=title, origin=origin, port=port, attach="fake", frames=frames or [])
+        inst, _ = self.d.registry.register(req, origin if verified else "")
         conn = FakeConnection(self.d, handler)
         conn.inst = inst
         self.d.registry.attach(inst, conn)

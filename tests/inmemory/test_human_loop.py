@@ -89,11 +89,11 @@ def test_user_notify_shows_a_toast_in_the_page(tmp_path: Path):
 def test_the_inbox_returns_items_after_a_cursor_only(tmp_path: Path):
     async def go():
         async with bridge(tmp_path) as b:
-            b.d.inbox.add("message", "first", None, {})
+            b.d.inbox.add("message", "first", None, {}, source="human")
             first = await b.ok("inbox", {})
             assert "first" in str(first)
             cursor = first["cursor"]
-            b.d.inbox.add("message", "second", None, {})
+            b.d.inbox.add("message", "second", None, {}, source="human")
             later = await b.ok("inbox", {"since": cursor})
             assert "second" in str(later) and "first" not in str(later)
     run(go())
