@@ -1,9 +1,12 @@
 """Real applications from Debian's archive, one per toolkit, each through a task done by selectors with the result
-read back through the tools: gnome-calculator 43 (GTK 4.8 / libadwaita), qt6ct 0.7 (Qt 6.4) and galculator 2.1
-(GTK 3.24). Every click is a pointer click aimed by the element's bounds, so the coordinates must be right."""
+read back through the tools: gnome-calculator 43 (GTK 4.8 / libadwaita), qt6ct 0.7 (Qt 6.4), galculator 2.1
+(GTK 3.24), and a Chromium window (web content in the tree). Every click is a pointer click aimed by the element's
+bounds, so the coordinates must be right."""
 
 from __future__ import annotations
 
+import http.server
+import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -11,7 +14,10 @@ import pytest
 
 from bridge.desktop.errors import DesktopError
 from bridge.desktop.selectors import Selector
-from tests.support import wait_until
+from tests.support import CHROMIUM, wait_until
+
+DOUBLER = b"""<!doctype html><title>Doubler</title><label>Quantity <input id=q></label>
+<button onclick="r.textContent = 'Result: ' + 2 * q.value">Double it</button><p id=r>Result: none</p>"""
 
 
 @pytest.fixture
@@ -88,3 +94,41 @@ def test_gtk3_calculator_multiplies_by_pointer_clicks_on_buttons_found_by_name(d
     win = launch(["galculator"])
     press(desk, win, "1", "2", "*", "3", "=")
     wait_until(lambda: display(desk, win).strip() == "36", 5, what="12 * 3 = 36 on the display")
+
+
+@pytest.fixture
+def doubler() -> Iterator[str]:
+    class Page(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(DOUBLER)))
+            self.end_headers()
+            self.wfile.write(DOUBLER)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Page)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
+    server.server_close()
+
+
+def test_chromium_window_types_and_clicks_in_web_content_found_by_name(desk, doubler, monkeypatch):
+    monkeypatch.setattr(desk.service.settings, "desktop_allow", [CHROMIUM])
+    monkeypatch.setattr(desk.service.settings, "desktop_browser", CHROMIUM)
+    pid = desk("desktop_open_url", url=doubler, timeout=40)["app"]["pid"]
+    try:
+        win = desk("desktop_wait_for_window", title="Doubler", pid=pid, timeout=30)["windows"][0]
+        desk("desktop_wait_for_element", target=Selector(role="button", name="Double it"), window=win["id"],
+             timeout=20)
+        out = desk("desktop_type_text", value="21", target=Selector(role="textbox", name="Quantity"), window=win["id"])
+        assert out["verified"] is True and out["value"] == "21"
+        press(desk, win, "Double it")
+        got = desk("desktop_wait_for_element", target=Selector(role="label", name="Result: 42"), window=win["id"],
+                   timeout=5)
+        assert got["count"] == 1
+    finally:
+        desk("desktop_quit_app", pid=pid, timeout=5)
