@@ -14,7 +14,7 @@ from bridge.clients import Clients
 from bridge.inbox import Inbox
 from bridge.pending import Pending, Waiter
 from bridge.questions import Questions
-from bridge.protocol import CancelFrame, ExecFrame, dump
+from bridge.protocol import CancelFrame, ExecFrame, ResultMsg, dump
 from bridge.ratelimit import RateLimit
 from bridge.registry import Instance, Registry, split_page_id
 from bridge.settings import Settings
@@ -171,35 +171,32 @@ class Dispatcher:
         timeout = min(timeout or self.settings.exec_timeout, self.settings.max_exec_timeout)
         started = time.monotonic()
         target = await self.target(page_id, timeout)
-        inst = target.inst
-        conn = inst.conn
-        assert conn is not None
-        with self.pending.open(inst.id) as waiter:
-            frame = ExecFrame(requestId=waiter.request_id, frameId=target.frame_id, command=command,
-                              params=params or {}, timeout=timeout)
-            try:
-                await conn.send(dump(frame))
-            except ConnectionError:
+        resend_by = started + min(timeout, RECONNECT_WAIT)
+        while True:
+            inst, conn = target.inst, target.inst.conn
+            assert conn is not None
+            with self.pending.open(inst.id) as waiter:
+                frame = ExecFrame(requestId=waiter.request_id, frameId=target.frame_id, command=command,
+                                  params=params or {}, timeout=timeout)
+                try:
+                    await conn.send(dump(frame))
+                except ConnectionError:
+                    pass
+                else:
+                    waiter.sent = True
+                    msg = await self._result(target, waiter, started + timeout, timeout)
+                    break
+            # The channel closed under the frame (a reload, a reconnect): nothing ran, so it is sent again once
+            # the page is back, within the same bound as any wait for a reconnecting page.
+            if time.monotonic() >= resend_by:
                 raise errors.PageGone(
-                    f"Page {target.page_id} dropped its connection as the command was sent, so it never reached "
-                    "the page. Call page_list and retry.",
+                    f"Page {target.page_id} dropped its connection as the command was sent and did not come back "
+                    "in time, so it never reached the page (nothing ran). Call page_list and retry.",
                     code="page_disconnected", dispatched=False,
-                ) from None
-            waiter.sent = True
-            left = timeout - (time.monotonic() - started)
-            try:
-                msg = await asyncio.wait_for(waiter.future, max(left, 0.001))
-            except TimeoutError:
-                self.spawn(self._cancel(inst, waiter.request_id, target.frame_id, "timeout"))
-                raise errors.PageTimeout(
-                    f"Page {target.page_id} did not answer within {timeout:g} s. The command reached the page and "
-                    "may still be running there (a busy loop, an open alert() or a paused debugger blocks the page). "
-                    f"{NOT_BLINDLY} Check the tab, or retry with a larger timeout (at most "
-                    f"{self.settings.max_exec_timeout:g} s).", dispatched=True,
-                ) from None
-            except asyncio.CancelledError:
-                self.spawn(self._cancel(inst, waiter.request_id, target.frame_id, "cancelled"))
-                raise
+                )
+            if inst.conn is conn:
+                await _changed(inst, resend_by)
+            target = await self.target(page_id, resend_by - time.monotonic())
         if msg.ok:
             return target, msg.result
         err = msg.error
@@ -211,6 +208,24 @@ class Dispatcher:
         if code == "page_exception":
             text += "\nThe code you ran threw in the page: fix the code (see the error above) and retry."
         raise errors.PageError(f"Page {target.page_id}: {text}", code=code)
+
+    async def _result(self, target: Target, waiter: Waiter, deadline: float, timeout: float) -> ResultMsg:
+        """Wait for the answer to a sent frame until `deadline` (monotonic); a timeout or a cancellation tells the
+        page the call is over."""
+        inst = target.inst
+        try:
+            return await asyncio.wait_for(waiter.future, max(deadline - time.monotonic(), 0.001))
+        except TimeoutError:
+            self.spawn(self._cancel(inst, waiter.request_id, target.frame_id, "timeout"))
+            raise errors.PageTimeout(
+                f"Page {target.page_id} did not answer within {timeout:g} s. The command reached the page and "
+                "may still be running there (a busy loop, an open alert() or a paused debugger blocks the page). "
+                f"{NOT_BLINDLY} Check the tab, or retry with a larger timeout (at most "
+                f"{self.settings.max_exec_timeout:g} s).", dispatched=True,
+            ) from None
+        except asyncio.CancelledError:
+            self.spawn(self._cancel(inst, waiter.request_id, target.frame_id, "cancelled"))
+            raise
 
     async def _cancel(self, inst: Instance, request_id: str, frame_id: str, reason: str) -> None:
         """Tell the page a call is over (cancelled or timed out): it aborts the command's waits and actions."""
