@@ -204,11 +204,12 @@ def test_reload_keeps_the_page_id_and_the_console(tab):
 
 def test_a_navigation_that_goes_nowhere_leaves_the_page_connected(tab):
     tab.load()
-    tab.js("window.mark = 'stayed'; setTimeout(() => { location.href = '/204'; }, 20); 1")
-    # the document stays (204 No Content): whatever the engine did to the channel, the same document answers again
-    assert wait_until(lambda: tab.mcp.call("page_exec", {"pageId": tab.page_id, "code": "window.mark",
-                                                         "timeout": 1}).structured_content, 10, 0.1,
-                      what="the page to answer after a 204 navigation")["result"] == "stayed"
+    tab.js("window.mark = 'stayed'; 1")
+    # 204 No Content: the document stays. Firefox drops the channel anyway when the navigation starts; the client
+    # waits for a pagehide that never comes, then reconnects by itself (README: Firefox and WebKit)
+    went = tab.call("page_navigate", url="/204")
+    assert went["pageId"] == tab.page_id and went["url"] == tab.url("/app.html") and went["title"] == "model app"
+    assert tab.js("window.mark") == "stayed"
     assert tab.row()["state"] == "live"
 
 

@@ -251,9 +251,10 @@ async def page_navigate(
     target = d.resolve(pageId)
     params = {"action": action, "url": url}
     await guard(d, target, "navigate", params, timeout)  # asks first when leaving the page's verified origin
-    before = target.inst.conn
-    await d.call_page(target.page_id, "navigate", params, timeout)
-    reloaded = await d.wait_reload(target, before, timeout)
+    # the connection that carried the command, not the one before it: a page that was reconnecting when the call
+    # came would otherwise count its own reconnection as the navigation's new document
+    sent, _ = await d.call_page(target.page_id, "navigate", params, timeout)
+    reloaded = await d.wait_reload(sent, sent.inst.conn, timeout)
     _, where = await d.call_page(target.page_id, "location", {}, timeout)
     return {"pageId": target.page_id, "reloaded": reloaded, "url": where["href"], "title": where["title"]}
 
