@@ -1,6 +1,7 @@
 """desktop_* tools over MCP: time per click / type / tree / find / screenshot call, beside the `xdotool` CLI doing the
 same click on the same display; then recording: the cost of a tool call while recording, and human clicks (xdotool)
-coming back as selector steps.
+coming back as selector steps; then a click by selector in a real app of each toolkit (gnome-calculator: GTK 4,
+qt6ct: Qt 6, galculator: GTK 3, Chromium: web content), and desktop_read_text (OCR) of a window.
 
 Starts `dbg-bridge serve --port 0` with its private desktop (Xvfb + openbox + AT-SPI), launches the GTK test app
 (tests/desktop/apps/gtk_app.py) through desktop_launch_app, then calls each tool N times with the official MCP client.
@@ -12,7 +13,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import http.server
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -32,6 +35,14 @@ from _common import (
 )
 
 GTK_APP = [sys.executable, str(ROOT / "tests" / "desktop" / "apps" / "gtk_app.py")]
+CHROMIUM = "/usr/bin/chromium"
+#: (toolkit, argv, selector clicked n times); the apps come from Debian (scripts/test.sh installs them)
+TOOLKIT_APPS = [
+    ("GTK 4.8 (gnome-calculator 43)", ["gnome-calculator"], {"role": "button", "name": "1"}),
+    ("Qt 6.4 (qt6ct 0.7)", ["qt6ct"], {"role": "tab", "name": "Appearance"}),
+    ("GTK 3.24 (galculator 2.1)", ["galculator"], {"role": "button", "name": "1"}),
+]
+PAGE = b"<!doctype html><title>Bench Page</title><button onclick='this.textContent+=1'>Press me</button>"
 
 
 def ok(result: Any) -> Any:
@@ -57,7 +68,8 @@ def display_env(bridge_pid: int) -> dict[str, str]:
 
 async def run(n: int) -> dict[str, Any]:
     tmp = Path(tempfile.mkdtemp(prefix="bench-desktop-"))
-    bridge = BridgeProcess(tmp, env={"DBG_DESKTOP_ALLOW": sys.executable}).start()
+    allow = ",".join([sys.executable, CHROMIUM, *(argv[0] for _, argv, _ in TOOLKIT_APPS)])
+    bridge = BridgeProcess(tmp, env={"DBG_DESKTOP_ALLOW": allow, "DBG_DESKTOP_BROWSER": CHROMIUM}).start()
     rows: list[dict[str, Any]] = []
     try:
         async with open_mcp(bridge.mcp_url, bridge.token) as client:
@@ -154,10 +166,52 @@ async def run(n: int) -> dict[str, Any]:
                               and st["method"] == "accessibility")
             recording = {"human_clicks": n, "steps": recorded["count"], "selector_steps": by_selector,
                          "stop_ms": round(stop_ms, 1)}
+            await measure("read text (OCR)", "MCP desktop_read_text, GTK test app window", "desktop_read_text",
+                          {"window": win})
+            await call("desktop_quit_app", {"pid": launched["app"]["pid"]})
+
+            # a click by selector in a real app of each toolkit
+            for toolkit, argv, target in TOOLKIT_APPS:
+                if shutil.which(argv[0]) is None:
+                    rows.append({"op": "click (toolkit)", "via": f"{toolkit}: not installed"})
+                    continue
+                app = await call("desktop_launch_app", {"argv": argv, "timeout": 30})
+                wid = app["windows"][0]["id"]
+                await measure("click (toolkit)", f"MCP selector, pointer · {toolkit}", "desktop_click",
+                              {"target": target, "window": wid})
+                await measure("find (toolkit)", f"MCP selector · {toolkit}", "desktop_find_elements",
+                              {"target": target, "window": wid})
+                await call("desktop_quit_app", {"pid": app["app"]["pid"]})
+            server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Page)
+            asyncio.get_running_loop().run_in_executor(None, server.serve_forever)
+            try:
+                opened = await call("desktop_open_url", {"url": f"http://127.0.0.1:{server.server_address[1]}/",
+                                                         "timeout": 40})
+                page = await call("desktop_wait_for_window", {"title": "Bench Page", "timeout": 30})
+                wid = page["windows"][0]["id"]
+                button = {"role": "button", "name_contains": "Press me"}
+                await call("desktop_wait_for_element", {"target": button, "window": wid, "timeout": 20})
+                await measure("click (toolkit)", "MCP selector, pointer · Chromium (web content)", "desktop_click",
+                              {"target": button, "window": wid})
+                await call("desktop_quit_app", {"pid": opened["app"]["pid"]})
+            finally:
+                server.shutdown()
     finally:
         bridge.stop()
     return {"rows": rows, "desktop_start_ms": round(start_ms, 1), "launch_ms": round(launch_ms, 1),
             "recording": recording}
+
+
+class _Page(http.server.BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(PAGE)))
+        self.end_headers()
+        self.wfile.write(PAGE)
+
+    def log_message(self, *args: object) -> None:
+        pass
 
 
 def main() -> None:

@@ -19,7 +19,16 @@ import gi
 gi.require_version("Atspi", "2.0")
 from gi.repository import Atspi, GLib
 
-from bridge.desktop.atspi_toolkits import UNKNOWN, Frame, Toolkit, frame_for, raw_bounds, states, toolkit_of
+from bridge.desktop.atspi_toolkits import (
+    UNKNOWN,
+    Frame,
+    Toolkit,
+    frame_for,
+    raw_bounds,
+    states,
+    toolkit_of,
+    worth_walking,
+)
 from bridge.desktop.atspi_toolkits import name as toolkit_name
 
 
@@ -226,13 +235,13 @@ class Accessibility:
     def walk(self, acc: Any, frame: Frame, *, depth: int, max_nodes: int,
              include_hidden: bool = False) -> Iterator[tuple[int, Any]]:
         """(depth, accessible) in tree order from one start; skips subtrees that are not showing unless
-        include_hidden."""
+        include_hidden (GTK 4: not visible; see worth_walking)."""
         seen = 0
         stack: list[tuple[int, Any]] = [(0, acc)]
         while stack and seen < max_nodes:
             d, acc = stack.pop()
             try:
-                if d > 0 and not include_hidden and "showing" not in states(acc, frame):
+                if d > 0 and not include_hidden and not worth_walking(acc, frame):
                     continue
                 count = acc.get_child_count() if d < depth else 0
             except GLib.Error:
@@ -308,6 +317,8 @@ class Accessibility:
                     node = self.node(acc, p, top, frame, full)
                 except GLib.Error:
                     continue  # it left while we looked
+                if d > 0 and not include_hidden and "showing" not in node["states"]:
+                    continue  # GTK 4: visible, but without a size or outside its window
                 node["depth"] = d
                 if win is not None:
                     node["window"] = win

@@ -124,6 +124,17 @@ def states(acc: Any, frame: Frame) -> list[str]:
     return raw
 
 
+def worth_walking(acc: Any, frame: Frame) -> bool:
+    """Whether a walk goes into this node: showing, or for GTK 4 just `visible` (judging its bounds too would cost
+    an extents call per node; nodes that turn out not to show are left out where they are listed)."""
+    if not frame.toolkit.gtk4:
+        return "showing" in states(acc, frame)
+    try:
+        return acc.get_state_set().contains(Atspi.StateType.VISIBLE)
+    except GLib.Error:
+        return False
+
+
 def _parent_showing(acc: Any, frame: Frame) -> bool:
     try:
         parent = acc.get_parent()
