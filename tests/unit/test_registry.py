@@ -5,8 +5,10 @@ from __future__ import annotations
 import re
 import time
 
+import pytest
+
 from bridge.protocol import FrameInfo, RegisterRequest
-from bridge.registry import Registry
+from bridge.registry import OriginMismatch, Registry, TooManyPages
 
 FRESH_ID = re.compile(r"^[a-z]{2}\d{3}$")
 OTHER_SECRET = "o" * 43
@@ -255,3 +257,62 @@ def test_authenticate_refuses_a_non_ascii_secret_instead_of_raising():
     inst, _ = reg.register(req())
     assert reg.authenticate(inst.id, "é" * 43) is None
     assert reg.authenticate(inst.id, inst.secret[:-1] + "é") is None
+
+
+# ---- verified identity (issue 10) ---------------------------------------------------------------------------------
+
+VICTIM = "http://localhost:5173"
+ATTACKER = "http://localhost:9999"
+
+
+def test_a_page_claiming_another_origins_url_or_origin_or_port_is_refused():
+    reg = Registry(ttl=60)
+    for claim in ({"url": VICTIM + "/"}, {"origin": VICTIM}, {"port": 5173}):
+        with pytest.raises(OriginMismatch):
+            reg.register(req(**claim), ATTACKER)
+    assert reg.instances == {}
+
+
+def test_a_port_id_goes_only_to_a_page_whose_verified_origin_has_that_port():
+    reg = Registry(ttl=60)
+    squatter, renamed = reg.register(req(instanceId="5173", secret=OTHER_SECRET, url=ATTACKER + "/"), ATTACKER)
+    assert squatter.id != "5173" and renamed and squatter.secret != OTHER_SECRET
+    assert squatter.id == "9999"  # its own port is fine
+    victim, _ = reg.register(req(url=VICTIM + "/", port=5173), VICTIM)
+    assert victim.id == "5173" and victim.verified_origin == VICTIM
+
+
+def test_a_stolen_secret_from_another_origin_does_not_take_the_page():
+    reg = Registry(ttl=60)
+    victim, _ = live(reg, url=VICTIM + "/", port=5173)
+    victim.verified_origin = VICTIM
+    disconnect(reg, victim)
+    other, renamed = reg.register(req(instanceId="5173", secret=victim.secret, reclaim=True, url=ATTACKER + "/"),
+                                  ATTACKER)
+    assert other is not victim and renamed and reg.instances["5173"] is victim
+
+
+def test_a_flood_from_one_origin_is_capped_and_never_touches_live_pages():
+    reg = Registry(ttl=60, max_pending=5)
+    victim, _ = reg.register(req(url=VICTIM + "/"), VICTIM)
+    reg.attach(victim, Conn())
+    for _ in range(5):
+        reg.register(req(url=ATTACKER + "/x"), ATTACKER)
+    with pytest.raises(TooManyPages):
+        reg.register(req(url=ATTACKER + "/x"), ATTACKER)
+    assert reg.instances["5173"] is victim and victim.live and victim.url == VICTIM + "/"
+    reg.register(req(url=VICTIM + "/second"), VICTIM)  # another origin is not held up
+
+
+def test_a_reservation_kept_across_a_restart_goes_back_only_to_its_origin_with_a_new_secret(tmp_path):
+    store = tmp_path / "pages.json"
+    before = Registry(ttl=60)
+    before.persist_to(store)
+    victim, _ = before.register(req(url=VICTIM + "/", port=5173), VICTIM)
+    before.save()
+    after = Registry(ttl=60)
+    assert after.persist_to(store) == 1
+    squat, renamed = after.register(req(instanceId="5173", secret=victim.secret, url=ATTACKER + "/"), ATTACKER)
+    assert squat.id != "5173" and renamed
+    back, renamed = after.register(req(instanceId="5173", secret=victim.secret, url=VICTIM + "/", port=5173), VICTIM)
+    assert back.id == "5173" and not renamed and back.secret not in ("", victim.secret)
