@@ -15,6 +15,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from bridge.audit import watching_agent
+from bridge.desktop import served
 from bridge.desktop.service import Desktop
 from bridge.dispatch import Dispatcher
 from bridge.http import error_response
@@ -37,7 +38,7 @@ def create_app(settings: Settings, token: str | None) -> Starlette:
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         # the desktop is only an object until a desktop_* tool runs something; its Xvfb and apps stop with it here
-        dispatcher.desktop = Desktop(settings) if settings.desktop_enabled else None
+        dispatcher.desktop = Desktop(settings) if served(settings) else None
         async with server.session_manager.run():
             dispatcher.registry.persist_to(settings.config_dir / "pages.json")
             sweeper = asyncio.create_task(_sweep(dispatcher))

@@ -73,22 +73,12 @@ class Dispatcher:
     # ---- addressing -----------------------------------------------------------------------
 
     def resolve(self, page_id: str | None, provisional: bool = True) -> Target:
-        """Turn a pageId (or None when exactly one page is live) into a target, or raise a helpful error.
+        """Turn a pageId (or None: the one live tab's top frame) into a target, or raise a helpful error.
 
         A frame the page has not listed *yet* (it is away, or its document is still parsing) resolves
         provisionally; `target()` (and so `call_page`) then waits for it."""
         if page_id is None or not page_id.strip():
-            live = self.registry.live_page_ids()
-            if not live:
-                raise errors.NoPageConnected(
-                    "No page is connected. Open the app with the client injected "
-                    f"(<script src=\"{self.settings.base_url()}/inject/dbg_client.js\"></script>, or the demo at "
-                    f"{self.settings.base_url()}/demo), then call page_list."
-                )
-            if len(live) > 1:
-                shown = ", ".join(live[:20]) + (" …" if len(live) > 20 else "")
-                raise errors.AmbiguousPage(f"{len(live)} pages are live; pass pageId, one of: {shown}.")
-            page_id = live[0]
+            page_id = self.only_tab()
         parts = split_page_id(page_id)
         if parts is None:
             raise errors.UnknownPage(
@@ -118,6 +108,21 @@ class Dispatcher:
                 )
         return Target(inst, frame_id)
 
+    def only_tab(self) -> str:
+        """With pageId left out: the top frame of the one live tab, or an error naming the choices."""
+        tabs = [i for i in self.registry.instances.values() if i.live]
+        if len(tabs) == 1:
+            return f"{tabs[0].id}/host"
+        if not tabs:
+            raise errors.NoPageConnected(
+                "No page is connected. Open the app with the client injected "
+                f"(<script src=\"{self.settings.base_url()}/inject/dbg_client.js\"></script>, or the demo at "
+                f"{self.settings.base_url()}/demo), then call page_list."
+            )
+        shown = "; ".join(f"{i.id}/host {i.title[:60]!r}" for i in tabs[:20]) + (" …" if len(tabs) > 20 else "")
+        raise errors.AmbiguousPage(f"{len(tabs)} tabs are live, so pageId is needed: pass one of {shown} "
+                                   "(page_list shows their frames too).")
+
     def _frame_may_come(self, page_id: str | None) -> Instance | None:
         """The instance of `page_id` when its frame is not listed *yet*: the page is away, or its document is still
         parsing (a reload registers before its iframes exist)."""
@@ -126,6 +131,12 @@ class Dispatcher:
         if inst is None or parts is None or parts[1] == "host" or parts[1] in inst.frames:
             return None
         return inst if (not inst.live or inst.frames_pending) else None
+
+    def _ready(self, target: Target) -> bool:
+        """A resolved target that can take a command now: its page is live and still registered, its frame listed."""
+        inst = target.inst
+        return (inst.live and self.registry.instances.get(inst.id) is inst
+                and (target.frame_id == "host" or target.frame_id in inst.frames))
 
     async def target(self, page_id: str | None, timeout: float) -> Target:
         """`resolve`, but a page that is reloading, reconnecting or coming back after a bridge restart (its id was
@@ -168,9 +179,17 @@ class Dispatcher:
         self, page_id: str | None, command: str, params: dict[str, Any] | None = None, timeout: float | None = None
     ) -> tuple[Target, Any]:
         """Run `command` in the page/frame and return (target, result); raise a named error otherwise."""
+        return await self.call(self.resolve(page_id), command, params, timeout)
+
+    async def call(
+        self, target: Target, command: str, params: dict[str, Any] | None = None, timeout: float | None = None
+    ) -> tuple[Target, Any]:
+        """Run `command` in a resolved page/frame (waiting, bounded, while it reloads or its frame registers) and
+        return (target, result); raise a named error otherwise."""
         timeout = min(timeout or self.settings.exec_timeout, self.settings.max_exec_timeout)
         started = time.monotonic()
-        target = await self.target(page_id, timeout)
+        if not self._ready(target):
+            target = await self.target(target.page_id, timeout)
         resend_by = started + min(timeout, RECONNECT_WAIT)
         while True:
             inst, conn = target.inst, target.inst.conn
@@ -196,7 +215,7 @@ class Dispatcher:
                 )
             if inst.conn is conn:
                 await _changed(inst, resend_by)
-            target = await self.target(page_id, resend_by - time.monotonic())
+            target = await self.target(target.page_id, resend_by - time.monotonic())
         if msg.ok:
             return target, msg.result
         err = msg.error

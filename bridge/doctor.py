@@ -78,10 +78,15 @@ def _program(name: str, purpose: str, fix: str) -> Callable[[], Check]:
 
 def _desktop(settings: Settings) -> list[Check]:
     """What the desktop_* tools need on this machine (warnings: the bridge runs without them)."""
+    from bridge.desktop import unavailable
+
+    why = unavailable(settings)
+    served = Check("desktop tools", why is None, "desktop_* tools registered" if why is None
+                   else f"desktop_* tools not registered: {why}", required=False)
     if not settings.desktop_enabled:
-        return [Check("desktop", True, "desktop_* tools turned off (desktop_enabled=false)", required=False)]
+        return [Check("desktop tools", True, served.detail, required=False)]
     if not sys.platform.startswith("linux"):
-        return [Check("desktop", False, f"desktop_* tools are not available yet on {sys.platform} (X11 only)",
+        return [Check("desktop tools", False, served.detail,
                       "Use the page_* tools, or turn the family off: DBG_DESKTOP_ENABLED=0", required=False)]
     apt = ("sudo apt-get install -y xvfb openbox dbus at-spi2-core gir1.2-atspi-2.0 libgirepository1.0-dev "
            "libcairo2-dev pkg-config gcc")
@@ -108,7 +113,7 @@ def _desktop(settings: Settings) -> list[Check]:
                      + " (accessibility trees of GTK/Qt apps)", "" if typelib else apt, required=False))
     out.append(_program("tesseract", "desktop tools: OCR for apps without an accessibility tree (Tk, xterm)",
                         "sudo apt-get install -y tesseract-ocr")())
-    return out
+    return [served, *out]
 
 
 def checks(settings: Settings) -> list[Check]:

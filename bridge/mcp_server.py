@@ -5,10 +5,16 @@ from __future__ import annotations
 import json
 import logging
 
-from mcp.server.mcpserver import MCPServer
+from typing import Any
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.tools.base import Tool as SdkTool
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
 from mcp.server.subscriptions import InMemorySubscriptionBus, ResourceUpdated
 from mcp.server.transport_security import TransportSecuritySettings
+from mcp.types import CallToolResult
+from pydantic import ValidationError
 from starlette.types import ASGIApp
 
 from bridge import __version__
@@ -16,23 +22,63 @@ from bridge.dispatch import Dispatcher
 from bridge.errors import BridgeError
 from bridge.inbox import Item
 from bridge.security import Policy
+from bridge.tools import arguments as args_check
 from bridge.tools import enabled_tools
+from bridge.tools.base import Tool, error_result
 
 INSTRUCTIONS = (
     "dbg-bridge connects you to the developer's running web app. Call page_list to see every connected tab and "
-    "frame (pageId = instanceId/frameId), then page_exec to run JavaScript in one of them. Errors say what to do next."
+    "frame (pageId = tab/frame, e.g. 5173/host, 5173/f0); with one tab, pageId may be left out. Read a page with "
+    "page_snapshot or page_find, act with page_act, run JavaScript with page_exec. Every error starts with [code] "
+    "and says what to do next."
 )
 
 
 INBOX_URI = "dbg://inbox"
 
 
-def build_server(dispatcher: Dispatcher) -> MCPServer:
+class BridgeServer(MCPServer):
+    """The SDK's server, with every failure in the bridge's one error shape: arguments that do not fit the schema
+    (wrong type, out of range, unknown name) and unknown tools become `[invalid_argument]` / `[unknown_tool]`
+    results that say what to send instead, not the SDK's `Error executing tool …` text."""
+
+    def __init__(self, dispatcher: Dispatcher, tools: list[SdkTool], **kwargs: Any) -> None:
+        super().__init__(tools=tools, **kwargs)
+        self.dispatcher = dispatcher
+        self.schemas = {t.name: t.parameters for t in tools}
+
+    async def call_tool(self, name: str, arguments: dict[str, Any],
+                        context: Context | None = None) -> Any:
+        schema = self.schemas.get(name)
+        if schema is None:
+            return self._refuse(name, arguments, BridgeError(
+                f"There is no tool {name!r}. Tools here: {', '.join(self.schemas)}. Call tools/list for their "
+                "arguments.", code="unknown_tool"))
+        if (bad := args_check.unknown(name, arguments, schema)) is not None:
+            return self._refuse(name, arguments, bad)
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if isinstance(exc.__cause__, ValidationError):
+                return self._refuse(name, arguments, args_check.invalid(name, exc.__cause__, schema))
+            raise
+
+    def _refuse(self, name: str, args: dict[str, Any], err: BridgeError) -> CallToolResult:
+        self.dispatcher.audit.tool_call(name, args, 0.0, error=err)
+        return error_result(err)
+
+
+def build_server(dispatcher: Dispatcher, table: list[Tool] | None = None) -> MCPServer:
+    """The MCP server with the tools these settings enable (or exactly `table`, for the generated docs)."""
     bus = InMemorySubscriptionBus()
-    server = MCPServer(name="dbg-bridge", version=__version__, instructions=INSTRUCTIONS, subscriptions=bus)
-    for tool in enabled_tools(dispatcher.settings):
-        server.add_tool(tool.bind(dispatcher), name=tool.name, description=tool.description,
-                        annotations=tool.annotations)
+    tools = []
+    for tool in enabled_tools(dispatcher.settings) if table is None else table:
+        sdk_tool = SdkTool.from_function(tool.bind(dispatcher), name=tool.name, description=tool.description,
+                                         annotations=tool.wire_annotations)
+        sdk_tool.parameters = args_check.compact(sdk_tool.parameters)
+        tools.append(sdk_tool)
+    server = BridgeServer(dispatcher, tools, name="dbg-bridge", version=__version__, instructions=INSTRUCTIONS,
+                          subscriptions=bus)
     announce_inbox(server, dispatcher, bus)
     # MCPServer sets root logging to INFO on creation; the bridge's own levels are set after it.
     logging.getLogger("mcp").setLevel(logging.WARNING)

@@ -22,12 +22,16 @@ def _type(schema: dict[str, Any]) -> str:
     return schema.get("type", "any")
 
 
+#: Parameters that carry no description in tools/list (their tool's description says it once) still get one here.
+PARAM_DOCS = {"pageId": "Page or frame from page_list (`5173/host`, `5173/f0`); omitted: the only tab's top frame."}
+
+
 def render_tools() -> str:
     from bridge.dispatch import Dispatcher
     from bridge.mcp_server import build_server
     from bridge.tools import TOOLS
 
-    server = build_server(Dispatcher(Settings()))
+    server = build_server(Dispatcher(Settings()), TOOLS)  # every tool, the desktop family too, whatever this machine has
     with ThreadPoolExecutor(1) as pool:  # callers may already run an event loop (e.g. sync Playwright)
         listed = {t.name: t for t in pool.submit(asyncio.run, server.list_tools()).result()}
     out = [HEADER, "# Tool reference\n", "Every tool the bridge serves on `/mcp` (and over stdio via `dbg-bridge mcp`).\n"]
@@ -42,7 +46,7 @@ def render_tools() -> str:
             out.append("| parameter | type | default | description |\n|---|---|---|---|")
             for name, schema in props.items():
                 default = "required" if name in required else json.dumps(schema.get("default"))
-                desc = schema.get("description", "").replace("|", "\\|").replace("\n", " ")
+                desc = (schema.get("description") or PARAM_DOCS.get(name, "")).replace("|", "\\|").replace("\n", " ")
                 out.append(f"| `{name}` | {_type(schema)} | {default} | {desc} |")
             out.append("")
     return "\n".join(out).rstrip() + "\n"

@@ -25,6 +25,7 @@ from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Respon
 from starlette.routing import Route
 
 from bridge import __version__, errors
+from bridge.desktop import served, unavailable
 from bridge.dispatch import Dispatcher
 from bridge.http import HTTPError, error_response, read_body
 from bridge.questions import Question
@@ -134,7 +135,7 @@ def desktop_state(d: Dispatcher) -> dict[str, Any]:
     """The Desktop tab: which display, whether it runs, whether input is allowed (and until when), a recording.
     Reads attributes only: showing the cockpit never starts a desktop."""
     settings = d.settings
-    if not settings.desktop_enabled:
+    if not served(settings):
         return {"enabled": False}
     desk = d.desktop
     attached = settings.desktop_display != "private"
@@ -177,7 +178,7 @@ async def page(request: Request) -> Response:
     html = _templates.get_template("cockpit.html").render(
         base=base, version=__version__, state=state, token_mark=TOKEN_MARK,
         configs=client_configs(base + "/mcp", request.app.state.token is not None),
-        auth=request.app.state.token is not None, settings=settings,
+        auth=request.app.state.token is not None, settings=settings, desktop=served(settings),
         audit_path=None if d.audit.path is None else _tilde(d.audit.path),
         started=request.app.state.started,
     )
@@ -287,8 +288,8 @@ async def desktop_png(request: Request) -> Response:
 async def desktop_consent(d: Dispatcher, data: dict[str, Any], request: Request) -> dict[str, Any]:
     """Grant the agent input on an attached display for some minutes, or revoke it (a human action)."""
     settings = d.settings
-    if not settings.desktop_enabled:
-        raise HTTPError(404, "desktop_disabled", "The desktop tools are turned off (desktop_enabled=false).")
+    if not served(settings):
+        raise HTTPError(404, "desktop_disabled", f"The desktop tools are not served: {unavailable(settings)}.")
     if settings.desktop_display == "private":
         raise HTTPError(409, "private_desktop", "The private desktop needs no consent: input there touches nothing "
                                                 "of yours.")

@@ -80,7 +80,7 @@ def test_with_several_live_pages_and_no_page_id_the_error_lists_the_candidates(b
     a = pages.connect(br.base)
     b = pages.connect(br.base, channel="sse")
     text = error_of(client.call("page_exec", {"code": "1+1"}))
-    assert "[ambiguous_page]" in text and "pass pageId" in text
+    assert "[ambiguous_page]" in text and "pageId is needed" in text
     assert a.page_id in text and b.page_id in text
     assert a.execs == 0 and b.execs == 0
 

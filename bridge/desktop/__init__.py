@@ -7,6 +7,8 @@ The interface every backend implements is `bridge.desktop.backend.DesktopBackend
 from __future__ import annotations
 
 import importlib
+import importlib.util
+import shutil
 import sys
 from typing import Any
 
@@ -15,7 +17,7 @@ from bridge.desktop.backend import (  # the interface (no platform imports)
     Shot,
 )
 
-__all__ = ["BACKENDS", "DesktopBackend", "Shot", "auto_backend", "load_backend"]
+__all__ = ["BACKENDS", "DesktopBackend", "Shot", "auto_backend", "load_backend", "unavailable", "served"]
 
 BACKENDS: dict[str, str] = {
     "auto": "",  # chosen from the platform by auto_backend()
@@ -50,3 +52,33 @@ def load_backend(name: str) -> type[Any]:
         raise DesktopError(f"The {name} desktop backend cannot load: {exc}. Install the desktop extra: "
                            "pip install 'dbg-bridge[desktop]' (and see `dbg-bridge doctor`).",
                            code="desktop_unavailable") from exc
+
+
+#: What the x11 backend cannot start without: Python modules (the desktop extra) and, for the private display,
+#: programs (Debian packages). Checked by name only: nothing is imported or started.
+X11_MODULES = {"Xlib": "python-xlib", "mss": "mss"}
+X11_PROGRAMS = ("Xvfb", "openbox", "dbus-daemon")
+
+
+def unavailable(settings: Any) -> str | None:
+    """Why the desktop_* tools cannot work here (so they are not registered), or None when the backend loads.
+    `dbg-bridge doctor` prints this reason and the fix."""
+    if not settings.desktop_enabled:
+        return "turned off (desktop_enabled=false)"
+    name = auto_backend() if settings.desktop_backend == "auto" else settings.desktop_backend
+    if name != "x11":
+        return f"no {name} backend yet (X11 only)"
+    missing = [pkg for module, pkg in X11_MODULES.items() if importlib.util.find_spec(module) is None]
+    if missing:
+        return f"Python packages missing: {', '.join(missing)} (pip install 'dbg-bridge[desktop]')"
+    if settings.desktop_display == "private":
+        absent = [p for p in X11_PROGRAMS if shutil.which(p) is None]
+        if absent:
+            return (f"programs for the private desktop missing: {', '.join(absent)} (sudo apt-get install -y xvfb "
+                    "openbox dbus)")
+    return None
+
+
+def served(settings: Any) -> bool:
+    """Whether this bridge registers the desktop_* tools (and shows the cockpit's Desktop tab)."""
+    return unavailable(settings) is None

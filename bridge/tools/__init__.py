@@ -8,7 +8,10 @@ TOOLS: list[Tool] = [*page.TOOLS, *user.TOOLS, *inbox.TOOLS, *desktop.TOOLS]
 
 
 def enabled_tools(settings: Settings) -> list[Tool]:
-    """The tools a bridge with these settings registers: a family or group that is turned off is not offered."""
-    off = set() if settings.desktop_enabled else {t.name for t in desktop.TOOLS}
+    """The tools a bridge with these settings registers: a family that is turned off, or whose backend cannot load
+    here (`dbg-bridge doctor` says why), is not offered."""
+    from bridge.desktop import served
+
+    off = set() if served(settings) else {t.name for t in desktop.TOOLS}
     return [t for t in TOOLS
             if t.name not in off and not settings.tool_disabled(t.name, bool(t.annotations.read_only_hint))]

@@ -1,11 +1,14 @@
-"""A tool is data plus one async handler; `bind` hands the handler what it needs (the dispatcher, or the narrower
-object its `scope` picks from it) and hides that parameter."""
+"""A tool is data plus one async handler; `bind` hands the handler the narrowest object it needs (the page it
+addresses, the inbox, or the dispatcher) and turns every failure into one error shape: `[code] what happened. What
+to do next.`"""
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import inspect
 import json
+import logging
 import time
 import typing
 from collections.abc import Awaitable, Callable
@@ -15,7 +18,16 @@ from typing import Any
 from mcp.server.mcpserver import Context
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 
+from bridge.errors import BridgeError
+from bridge.tools.page_handle import Page
+
+log = logging.getLogger("bridge.tools")
+
 Handler = Callable[..., Awaitable[Any]]
+
+#: The one pageId parameter every page and user tool gets (added by `bind`, never written in a handler). What it
+#: means (and that it may be left out with one tab) is said once, in page_list's description and the instructions.
+PageId = str | None
 
 
 @dataclass(frozen=True)
@@ -23,8 +35,11 @@ class Tool:
     """One MCP tool: its name and description come from the handler's name and docstring."""
 
     handler: Handler
+    #: Its title is shown in docs/tools.md but not sent in tools/list (the name says as much, and every character
+    #: there is paid for in each agent's context).
     annotations: ToolAnnotations
-    #: What the handler's first parameter gets, picked from the dispatcher at call time (None: the dispatcher).
+    #: What the handler's first parameter gets, picked from the dispatcher at call time (None: the dispatcher, or
+    #: the `Page` its pageId names when that parameter is typed `Page`).
     scope: Callable[[Any], Any] | None = None
 
     @property
@@ -33,34 +48,73 @@ class Tool:
 
     @property
     def description(self) -> str:
-        return inspect.cleandoc(self.handler.__doc__ or "")
+        return " ".join(inspect.cleandoc(self.handler.__doc__ or "").split())
+
+    @property
+    def title(self) -> str:
+        return self.annotations.title or ""
+
+    @property
+    def wire_annotations(self) -> ToolAnnotations:
+        """The annotations as tools/list carries them: the hints, without the title."""
+        return self.annotations.model_copy(update={"title": None})
+
+    @property
+    def takes_page(self) -> bool:
+        first = next(iter(inspect.signature(self.handler).parameters.values()))
+        return typing.get_type_hints(self.handler).get(first.name) is Page
 
     def bind(self, dispatcher: Any) -> Handler:
-        """The handler with its first parameter (the dispatcher, or its scope) filled in, for the MCP server."""
-        handler, name, scope = self.handler, self.name, self.scope
+        """The handler as the MCP server registers it: its first parameter filled in (a page tool gets a `pageId`
+        argument resolved once into a `Page`), failures returned as `[code]` error results, every call audited."""
+        handler, name, scope, takes_page = self.handler, self.name, self.scope, self.takes_page
         hints = typing.get_type_hints(handler, include_extras=True)
         sig = inspect.signature(handler)
         params = [p.replace(annotation=hints.get(p.name, p.annotation)) for p in list(sig.parameters.values())[1:]]
+        if takes_page:
+            params.append(inspect.Parameter("pageId", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=PageId))
+        wants_ctx = "ctx" in sig.parameters
 
         @functools.wraps(handler)
         async def bound(ctx: Context, **kwargs: Any) -> CallToolResult:
             dispatcher.clients.seen(ctx)
             started = time.perf_counter()
+            args = dict(kwargs)
+            if wants_ctx:
+                args["ctx"] = ctx
             try:
-                value = await handler(dispatcher if scope is None else scope(dispatcher), **kwargs)
-            except BaseException as exc:  # recorded (cancellations too), then raised as before
+                if takes_page:
+                    first: Any = Page(dispatcher, dispatcher.resolve(args.pop("pageId", None)), ctx)
+                else:
+                    first = dispatcher if scope is None else scope(dispatcher)
+                value = await handler(first, **args)
+            except BridgeError as exc:
+                dispatcher.audit.tool_call(name, kwargs, (time.perf_counter() - started) * 1000, error=exc)
+                return error_result(exc)
+            except asyncio.CancelledError as exc:
                 dispatcher.audit.tool_call(name, kwargs, (time.perf_counter() - started) * 1000, error=exc)
                 raise
+            except Exception as exc:  # the top of a tool call: a bug in the bridge still gets the error shape
+                log.exception("tool %s failed", name)
+                err = BridgeError(f"{name} failed inside the bridge ({type(exc).__name__}: {exc}). This is a bridge "
+                                  "bug, not your arguments: retry once, then try another tool.", code="internal_error")
+                dispatcher.audit.tool_call(name, kwargs, (time.perf_counter() - started) * 1000, error=err)
+                return error_result(err)
             dispatcher.audit.tool_call(name, kwargs, (time.perf_counter() - started) * 1000, value=value)
             return as_result(value)
 
         # The SDK injects `ctx` (a Context-typed parameter) and leaves it out of the tool's input schema.
+        params = [p for p in params if p.name != "ctx"]
         ctx_param = inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=Context)
         bound.__signature__ = sig.replace(parameters=[*params, ctx_param], return_annotation=CallToolResult)  # type: ignore[attr-defined]
-        bound.__annotations__ = {**{k: v for k, v in hints.items() if k in {p.name for p in params}},
-                                 "ctx": Context, "return": CallToolResult}
+        bound.__annotations__ = {**{p.name: p.annotation for p in params}, "ctx": Context, "return": CallToolResult}
         del bound.__wrapped__  # type: ignore[attr-defined]
         return bound
+
+
+def error_result(exc: BridgeError) -> CallToolResult:
+    """The one error shape: `[code] message` as text, and the same as structured content."""
+    return CallToolResult(content=[TextContent(type="text", text=str(exc))], is_error=True)
 
 
 def as_result(value: Any) -> CallToolResult:
@@ -72,9 +126,13 @@ def as_result(value: Any) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=structured)
 
 
-def read_only(title: str) -> ToolAnnotations:
-    return ToolAnnotations(title=title, read_only_hint=True, destructive_hint=False, open_world_hint=False)
+def read_only(title: str, *, open_world: bool = False) -> ToolAnnotations:
+    """Reads only (the spec gives destructive/idempotent hints meaning only for tools that are not read-only)."""
+    return ToolAnnotations(title=title, read_only_hint=True, open_world_hint=open_world)
 
 
-def acting(title: str, *, destructive: bool = True) -> ToolAnnotations:
-    return ToolAnnotations(title=title, read_only_hint=False, destructive_hint=destructive, open_world_hint=False)
+def acting(title: str, *, destructive: bool = True, idempotent: bool = False,
+           open_world: bool = False) -> ToolAnnotations:
+    """Changes something in the page, the desktop or the bridge."""
+    return ToolAnnotations(title=title, read_only_hint=False, destructive_hint=destructive,
+                           idempotent_hint=idempotent, open_world_hint=open_world)

@@ -60,7 +60,7 @@ def _tool(handler: Any, annotations: Any) -> Tool:
 TOOLS = [
     _tool(desktop_status, read_only("Desktop status")),
     _tool(desktop_launch_app, acting("Launch a desktop app", destructive=False)),
-    _tool(desktop_open_url, acting("Open a URL in a desktop browser", destructive=False)),
+    _tool(desktop_open_url, acting("Open a URL in a desktop browser", destructive=False, open_world=True)),
     _tool(desktop_list_apps, read_only("List desktop apps")),
     _tool(desktop_quit_app, acting("Quit a desktop app")),
     _tool(desktop_list_windows, read_only("List desktop windows")),

@@ -1,0 +1,86 @@
+"""`Page`: what a page or user tool works on — one page or frame, resolved once from its pageId."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from bridge.dispatch import Dispatcher, Target
+    from bridge.settings import Settings
+
+#: A ref from a snapshot with includeFrames ('f0:e3@ab') names the frame it lives in.
+FRAME_REF = re.compile(r"^(f\d+):(e\d+@[a-z]{2})$")
+
+
+class Page:
+    """One resolved page or frame: run commands in it (with their consent policy), ask its human, reach its tab or
+    frames.
+
+    The request context (`ctx`) rides along for progress and cancellation."""
+
+    def __init__(self, dispatcher: Dispatcher, target: Target, ctx: Any = None) -> None:
+        self._d = dispatcher
+        self.target = target
+        self.ctx = ctx
+
+    @property
+    def page_id(self) -> str:
+        return self.target.page_id
+
+    @property
+    def settings(self) -> Settings:
+        return self._d.settings
+
+    @property
+    def connection(self) -> object:
+        """The tab's current channel (an opaque token: a new one after a reload)."""
+        return self.target.inst.conn
+
+    async def call(self, command: str, params: dict[str, Any] | None = None, timeout: float | None = None) -> Any:
+        """Run a client command here and return its result, or raise a named error. The target is kept as the call
+        found it (the page may have come back on a new connection meanwhile)."""
+        self.target, result = await self._d.call(self.target, command, params, timeout)
+        return result
+
+    async def guard(self, command: str, params: dict[str, Any], timeout: float | None = None) -> None:
+        """Apply `command`'s policy here before it runs: refused if the tool owning it is disabled, the human's
+        consent asked when its consent class needs it (bridge/human/consent.py)."""
+        from bridge.human.consent import guard
+
+        await guard(self._d, self.target, command, params, timeout or self.settings.exec_timeout)
+
+    async def run(self, command: str, params: dict[str, Any] | None = None, timeout: float | None = None) -> Any:
+        """Run a command on the agent's behalf: its policy first (`guard`), then the call."""
+        params = params or {}
+        await self.guard(command, params, timeout)
+        return await self.call(command, params, timeout)
+
+    async def ask(self, kind: Any, text: str, choices: list[str] | None, wait: float) -> tuple[Any, bool]:
+        """Show a question in this page's tab and wait (bounded): (question, answered in time)."""
+        from bridge.human.questions import ask
+
+        return await ask(self._d, self.target, kind, text, choices, wait=wait)
+
+    def forget_question(self, question: Any) -> None:
+        self._d.questions.forget(question)
+
+    async def wait_reload(self, before: object, timeout: float) -> bool:
+        """After starting a navigation: True once the tab is back on a new channel, False if it never left."""
+        return await self._d.wait_reload(self.target, before, timeout)
+
+    def frame(self, frame_id: str) -> Page:
+        """Another frame of the same tab (`host` for the top document)."""
+        return Page(self._d, self._d.resolve(f"{self.target.inst.id}/{frame_id}"), self.ctx)
+
+    @property
+    def tab(self) -> Page:
+        """The top frame of this page's tab (where the human panel lives)."""
+        return self if self.target.frame_id == "host" else self.frame("host")
+
+    def for_ref(self, ref: str | None) -> tuple[Page, str | None]:
+        """A ref from a snapshot with includeFrames ('f0:e3@ab') targets its frame: (that frame, the bare ref)."""
+        m = FRAME_REF.match(ref or "")
+        if not m:
+            return self, ref
+        return self.frame(m.group(1)), m.group(2)
