@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 from bridge.settings import ENV_PREFIX, Settings
@@ -65,4 +66,33 @@ def render_settings() -> str:
     return "\n".join(out) + "\n"
 
 
-DOCS = {"docs/tools.md": render_tools, "docs/settings.md": render_settings}
+def render_commands() -> str:
+    from bridge.protocol import COMMAND_TABLE
+
+    out = [HEADER, "# Page commands\n",
+           "Every command a page client answers (`bridge/protocol.py` `COMMAND_TABLE`), with its policy. The policy "
+           "applies on every path that reaches the command: `page_exec(command=…)` asks for the same consent as the "
+           "owning tool, and is refused (`tool_disabled`) when `--disable-tools` turns that tool off.\n",
+           "| command | consent class | reads only | owning tool |", "|---|---|---|---|"]
+    for c in COMMAND_TABLE.values():
+        out.append(f"| `{c.name}` | {f'`{c.consent}`' if c.consent else '—'} | {'yes' if c.read_only else 'no'} | "
+                   f"{f'`{c.tool}`' if c.tool else '— (plumbing)'} |")
+    return "\n".join(out) + "\n"
+
+
+def render_client() -> str:
+    """inject/dbg_client.js with its CommandName typedef generated from COMMAND_TABLE."""
+    from bridge import inject
+    from bridge.protocol import COMMAND_TABLE
+
+    text = (Path(inject.__file__).parent / "dbg_client.js").read_text()
+    start = text.index(" * Generated from bridge/protocol.py COMMAND_TABLE")
+    end = text.index(" CommandName\n", start) + len(" CommandName\n")
+    names = " | ".join(f"'{n}'" for n in COMMAND_TABLE)
+    block = (" * Generated from bridge/protocol.py COMMAND_TABLE by `python scripts/gen_docs.py`; do not edit.\n"
+             f" * @typedef {{{names}}} CommandName\n")
+    return text[:start] + block + text[end:]
+
+
+DOCS = {"docs/tools.md": render_tools, "docs/settings.md": render_settings, "docs/commands.md": render_commands,
+        "inject/dbg_client.js": render_client}

@@ -93,13 +93,22 @@ def port_of(origin: str) -> int | None:
         return None
 
 
+def url_origin(url: str) -> str | None:
+    """The origin a document at `url` has, when the url says (about:blank and about:srcdoc inherit theirs)."""
+    if url.startswith("blob:"):
+        url = url[5:]
+    if url.startswith("about:"):
+        return None
+    return origin_of(url)
+
+
 def check_claims(req: RegisterRequest, origin: str) -> None:
     """A page's url and origin must be those of the origin its browser sent (nothing to compare without one)."""
     if not origin:
         return
     if req.origin and req.origin.lower() != origin.lower():
         raise OriginMismatch(f"the page claims origin {req.origin[:200]} but its browser sent {origin}")
-    if req.url and origin_of(req.url) != origin.lower():
+    if req.url and url_origin(req.url) not in (None, origin.lower()):
         raise OriginMismatch(f"the page claims url {req.url[:200]} but its browser sent origin {origin}")
     if req.port is not None and req.port != port_of(origin):
         raise OriginMismatch(f"the page claims port {req.port} but its browser sent origin {origin}")
@@ -107,7 +116,7 @@ def check_claims(req: RegisterRequest, origin: str) -> None:
 
 def claimed_url_ok(inst: Instance, url: str | None) -> bool:
     """A later url update (a frames message) must stay on the instance's verified origin."""
-    return not url or not inst.verified_origin or origin_of(url) == inst.verified_origin.lower()
+    return not url or not inst.verified_origin or url_origin(url) in (None, inst.verified_origin.lower())
 
 
 class Registry:

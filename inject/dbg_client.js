@@ -35,7 +35,9 @@ const RESULT_SLACK_MS = 2000;
  *            complete: boolean}} RegisterRequest
  * @typedef {{type: 'registered', v: number, instanceId: string, secret: string, ttl: number,
  *            heartbeat: number, maxResult: number, renamed: boolean}} RegisterReply
- * @typedef {{type: 'exec', requestId: string, frameId: string, command: string,
+ * Generated from bridge/protocol.py COMMAND_TABLE by `python scripts/gen_docs.py`; do not edit.
+ * @typedef {'eval' | 'ping' | 'frames' | 'location' | 'snapshot' | 'find' | 'act' | 'console' | 'wait' | 'navigate' | 'network' | 'source' | 'highlight' | 'ask' | 'notify' | 'screenshot'} CommandName
+ * @typedef {{type: 'exec', requestId: string, frameId: string, command: CommandName,
  *            params: Record<string, any>, timeout: number}} ExecFrame
  * @typedef {{type: 'ping'}} PingFrame
  * @typedef {{type: 'ack', requestId: string}} AckFrame
@@ -44,7 +46,9 @@ const RESULT_SLACK_MS = 2000;
  * @typedef {{type: 'result', requestId: string, ok: boolean, result?: any, error?: ErrorInfo}} ResultMsg
  * @typedef {{type: 'frames', frames: FrameInfo[], url?: string, title?: string, complete?: boolean}} FramesMsg
  * @typedef {{type: 'bye'}} ByeMsg
- * @typedef {ResultMsg | FramesMsg | ByeMsg} UpMessage
+ * @typedef {{type: 'event', kind: 'answer'|'message'|'element_selected'|'open_file', questionId?: string|null,
+ *            text?: string, data?: Record<string, any>}} EventMsg
+ * @typedef {ResultMsg | FramesMsg | ByeMsg | EventMsg} UpMessage
  * @typedef {{__dbg: 1, type: string, payload?: any, requestId?: string, _f?: string}} Envelope
  * @typedef {{frameId: string, role: 'host'|'frame', maxResult: number, signal?: AbortSignal}} CommandContext
  * @typedef {(params: Record<string, any>, ctx: CommandContext) => Promise<any>} Command

@@ -1,4 +1,4 @@
-"""Regenerate docs/tools.md and docs/settings.md from the code (a test fails when they are stale)."""
+"""Regenerate docs/tools.md, docs/settings.md, docs/commands.md and the client's CommandName typedef from the code (a test fails when they are stale)."""
 
 from pathlib import Path
 

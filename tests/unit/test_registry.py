@@ -316,3 +316,12 @@ def test_a_reservation_kept_across_a_restart_goes_back_only_to_its_origin_with_a
     assert squat.id != "5173" and renamed
     back, renamed = after.register(req(instanceId="5173", secret=victim.secret, url=VICTIM + "/", port=5173), VICTIM)
     assert back.id == "5173" and not renamed and back.secret not in ("", victim.secret)
+
+
+def test_a_blob_or_about_blank_document_of_the_origin_is_not_a_mismatch():
+    reg = Registry(ttl=60)
+    blob, _ = reg.register(req(url=f"blob:{VICTIM}/1b2c"), VICTIM)
+    blank, _ = reg.register(req(url="about:blank"), VICTIM)
+    assert blob.verified_origin == blank.verified_origin == VICTIM
+    with pytest.raises(OriginMismatch):
+        reg.register(req(url=f"blob:{ATTACKER}/1b2c"), VICTIM)
