@@ -13,6 +13,38 @@ function mouse(el, type, extra) {
   return el.dispatchEvent(new Ctor(type, init));
 }
 
+/**
+ * Where a real pointer at el's middle lands, when that is el, inside el, or an element around it that el lets
+ * clicks through to (pointer-events: none): apps read event.target. Covered or off-screen: el itself (a
+ * synthesized event still reaches it; a real click would not).
+ * @param {Element} el @returns {Element}
+ */
+function pointerTarget(el) {
+  const r = el.getBoundingClientRect();
+  const x = r.left + r.width / 2, y = r.top + r.height / 2;
+  if (!r.width || !r.height || x < 0 || y < 0 || x >= innerWidth || y >= innerHeight) return el;
+  let hit = document.elementFromPoint(x, y);
+  while (hit && hit.shadowRoot) {
+    const inner = hit.shadowRoot.elementFromPoint(x, y);
+    if (!inner || inner === hit) break;
+    hit = inner;
+  }
+  if (!hit || hit === el) return el;
+  if (deepContains(el, hit)) return hit;
+  if (deepContains(hit, el) && getComputedStyle(el).pointerEvents === 'none') return hit;
+  return el;
+}
+
+const FOCUSABLE = 'a[href],button,input,select,textarea,summary,[tabindex],[contenteditable=""],[contenteditable="true"]';
+/** The element a mousedown on el focuses: el or its nearest focusable ancestor, across shadow roots. @param {Element} el @returns {HTMLElement|null} */
+function closestFocusable(el) {
+  for (let at = /** @type {Element|null} */ (el); at; at = hostOf(at)) {
+    const f = at.closest(FOCUSABLE);
+    if (f) return /** @type {HTMLElement} */ (f);
+  }
+  return null;
+}
+
 /** Set a value through the element's native setter (frameworks that wrap `value` then see a change). @param {Element} el @param {string} value */
 function setNativeValue(el, value) {
   const proto = el.tagName === 'TEXTAREA' ? HTMLTextAreaElement.prototype : el.tagName === 'SELECT' ? HTMLSelectElement.prototype : HTMLInputElement.prototype;
@@ -38,20 +70,27 @@ async function act(a) {
   if (typeof h.scrollIntoView === 'function' && kind !== 'scroll') h.scrollIntoView({ block: 'center', inline: 'center' });
   if (a.trusted) return trustedAct(el, a, kind);
   switch (kind) {
-    case 'click': case 'dblclick':
-      for (const t of ['pointerdown', 'mousedown']) mouse(el, t);
-      if (typeof h.focus === 'function') h.focus();
-      for (const t of ['pointerup', 'mouseup']) mouse(el, t);
-      if (typeof h.click === 'function') h.click(); else mouse(el, 'click');
-      if (kind === 'dblclick') { h.click(); mouse(el, 'dblclick', { detail: 2 }); }
+    case 'click': case 'dblclick': {
+      const at = pointerTarget(el);
+      const ah = /** @type {HTMLElement} */ (at);
+      for (const t of ['pointerdown', 'mousedown']) mouse(at, t);
+      const focusable = closestFocusable(at) || h;
+      if (typeof focusable.focus === 'function') focusable.focus();
+      for (const t of ['pointerup', 'mouseup']) mouse(at, t);
+      if (typeof ah.click === 'function') ah.click(); else mouse(at, 'click');
+      if (kind === 'dblclick') { if (typeof ah.click === 'function') ah.click(); mouse(at, 'dblclick', { detail: 2 }); }
       break;
-    case 'hover': for (const t of ['pointerover', 'pointerenter', 'mouseover', 'mouseenter', 'pointermove', 'mousemove']) mouse(el, t); break;
+    }
+    case 'hover': { const at = pointerTarget(el); for (const t of ['pointerover', 'pointerenter', 'mouseover', 'mouseenter', 'pointermove', 'mousemove']) mouse(at, t); break; }
     case 'focus': h.focus(); break;
     case 'fill': h.focus(); setValue(el, String(a.value == null ? '' : a.value)); break;
     case 'type': {
-      h.focus();
-      const f = /** @type {HTMLInputElement} */ (el);
-      try { const end = String(f.value || '').length; f.setSelectionRange(end, end); } catch (_) { /* not a text field */ }
+      // typing goes to the caret: where it is in a focused field, at the end of one we focus first
+      if (deepActiveElement() !== el) {
+        h.focus();
+        const f = /** @type {HTMLInputElement} */ (el);
+        try { const end = String(f.value || '').length; f.setSelectionRange(end, end); } catch (_) { /* not a text field */ }
+      }
       typeText(el, String(a.value || ''));
       break;
     }

@@ -62,6 +62,20 @@ function elementText(el) {
   return normText(rawText(el));
 }
 
+/** The runs of text directly in el, between its child elements (so exact and anchored regexes can match the
+ * words of `<div><span>POST</span> Send it</div>` without its children's). @param {Element} el */
+function ownRuns(el) {
+  const runs = [];
+  let run = '', elements = false;
+  const kids = flatChildren(el);
+  for (let i = 0; i < kids.length; i++) {
+    if (kids[i].nodeType === 3) run += kids[i].nodeValue;
+    else if (kids[i].nodeType === 1) { elements = true; if (run.trim()) runs.push(run); run = ''; }
+  }
+  if (run.trim()) runs.push(run);
+  return elements ? runs : []; // without child elements the one run is the whole text, already tested
+}
+
 /**
  * A test on text: substring (case-insensitive), exact (whole text, case-sensitive) or a regex. A text written as
  * /pattern/flags is a regex. Both sides are normalized first.
@@ -106,7 +120,7 @@ function textMatches(match, candidate, root) {
       if (candidate && !candidate(el, role)) return false;
       if (el.getAttribute('aria-hidden') === 'true' && !elementText(el)) return false;
       const name = role ? nameOf(el, role) : '';
-      if ((name && match(name)) || match(rawText(el))) { out.push(el); return true; }
+      if ((name && match(name)) || match(rawText(el)) || ownRuns(el).some(match)) { out.push(el); return true; }
       return false;
     };
     visit(root || document.body || document.documentElement);

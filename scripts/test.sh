@@ -48,9 +48,10 @@ if [ ! -x .tools/node_modules/.bin/tsc ]; then
 fi
 
 for app in plugins/vite e2e/frameworks/react e2e/frameworks/vue e2e/frameworks/react-vite8 \
-    e2e/webpack_app; do
+    e2e/webpack_app e2e/apps/todomvc e2e/apps/swagger-ui e2e/apps/rapidoc e2e/apps/uikit; do
   # the Vite plugin's deps, the real React and Vue apps on Vite 7 and the React app on Vite 8 (Vite dev server) for
-  # e2e/test_frameworks.py, and the webpack 5 app for e2e/test_webpack.py; skipped when up to date.
+  # e2e/test_frameworks.py, the webpack 5 app for e2e/test_webpack.py, and the third-party corpus (apps from npm, pinned,
+  # served as published) for e2e/test_third_party.py; skipped when up to date.
   # The framework apps are committed as generated (scripts/scaffold_framework_apps.sh is not run here: it needs
   # create-vite from the network)
   if [ ! "$app/node_modules/.package-lock.json" -nt "$app/package-lock.json" ]; then
