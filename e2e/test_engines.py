@@ -116,6 +116,29 @@ def test_act_fills_selects_checks_clicks_and_presses_enter(tab):
         "shadow clicked"
 
 
+def test_keys_and_typing_send_the_same_events_in_every_engine(tab):
+    tab.load()
+    tab.js("""window.log = []; const w = document.getElementById('who');
+        for (const t of ['keydown', 'keypress', 'keyup', 'beforeinput', 'input', 'change'])
+          w.addEventListener(t, (e) => log.push(e instanceof KeyboardEvent
+            ? [t, e.key, e.code, e.keyCode, e.which, e.charCode].join(' ')
+            : e instanceof InputEvent ? [t, e.inputType, e.data].join(' ') : t));
+        1""")
+    tab.call("page_act", action="type", selector="#who", value="aB")
+    tab.call("page_act", action="press", selector="#who", key="Enter")
+    assert tab.js("window.log") == [
+        "keydown a KeyA 65 65 0", "keypress a KeyA 97 97 97", "beforeinput insertText a", "input insertText a",
+        "keyup a KeyA 65 65 0",
+        "keydown B KeyB 66 66 0", "keypress B KeyB 66 66 66", "beforeinput insertText B", "input insertText B",
+        "keyup B KeyB 66 66 0",
+        "keydown Enter Enter 13 13 0", "keypress Enter Enter 13 13 13", "change", "keyup Enter Enter 13 13 0",
+    ]
+    assert tab.js("document.getElementById('summary').textContent") == "aB / s"  # Enter submitted the form
+    tab.call("page_act", action="click", text="Shadow button")  # a text target inside an open shadow root
+    assert tab.js("document.querySelector('x-card').shadowRoot.getElementById('shadow-out').textContent") == \
+        "shadow clicked"
+
+
 def test_wait_sees_async_content_and_times_out_when_it_never_comes(tab):
     tab.load()
     tab.call("page_act", action="click", text="Load more")
