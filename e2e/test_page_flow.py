@@ -1,6 +1,8 @@
 """page_wait, page_console and page_navigate in real Chromium: async content, errors, navigation under one pageId."""
 
 
+import pytest
+
 from tests.support import CONNECTED, ok, text_of, wait_until
 
 
@@ -70,3 +72,26 @@ def test_navigate_keeps_the_page_id_and_reports_where_it_landed(app, dev, mcp):
 def test_screenshot_of_a_page_without_the_extension_says_how_to_get_one(app, mcp):
     res = mcp.call("page_screenshot", {"pageId": app.page_id})
     assert res.is_error and "[not_available]" in text_of(res) and "plugins/extension" in text_of(res)
+
+
+@pytest.mark.parametrize("channel", ["ws", "sse"])
+def test_navigate_succeeds_when_the_page_leaves_before_its_answer_arrives(bridge, mcp, pages, channel):
+    """Firefox on SSE: the navigation drops the stream, and the answer's POST with it, before the answer lands."""
+    holder: dict = {}
+
+    async def handler(frame: dict) -> dict:
+        page = holder["page"]
+        if frame["command"] == "navigate":
+            await page.close()  # the channel goes before the answer is sent
+            page.url = "http://127.0.0.1/next"
+            await page.register(reclaim=True)  # the next document, same tab
+            await page.connect()
+            return {"ok": True, "result": {}}  # too late: nobody waits for it any more
+        if frame["command"] == "location":
+            return {"ok": True, "result": {"href": page.url, "origin": "http://127.0.0.1", "title": "next",
+                                           "readyState": "complete"}}
+        return {"ok": True, "result": None}
+
+    holder["page"] = page = pages.connect(bridge.base, channel=channel, handler=handler)
+    went = ok(mcp.call("page_navigate", {"pageId": page.page_id, "url": "/next"}))
+    assert went == {"pageId": page.page_id, "reloaded": True, "url": "http://127.0.0.1/next", "title": "next"}

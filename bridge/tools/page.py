@@ -225,8 +225,16 @@ async def page_navigate(
     await page.guard("navigate", params, timeout)  # asks first when leaving the page's verified origin
     # the connection that carried the command, not the one before it: a page that was reconnecting when the call
     # came would otherwise count its own reconnection as the navigation's new document
-    await page.call("navigate", params, timeout)
-    reloaded = await page.wait_reload(page.connection, timeout)
+    try:
+        await page.call("navigate", params, timeout)
+        before = page.connection
+    except errors.PageGone as exc:
+        # it left before its answer arrived (Firefox drops an SSE stream, and the answer's POST with it, as the
+        # navigation starts): the navigation is under way, and the old channel is gone already
+        if not exc.dispatched:
+            raise
+        before = None
+    reloaded = await page.wait_reload(before, timeout)
     where = await page.call("location", {}, timeout)
     return {"pageId": page.page_id, "reloaded": reloaded, "url": where["href"], "title": where["title"]}
 
