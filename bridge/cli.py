@@ -140,6 +140,12 @@ def serve(settings: Settings, ready_file: str | None = None) -> int:
     if not settings.is_loopback:
         print(f"WARNING: binding {settings.host}: other machines can reach this bridge. Keep the token secret.",
               file=sys.stderr)
+    if settings.cluster:
+        import importlib.util
+
+        if importlib.util.find_spec("redis") is None:
+            print("dbg-bridge: --cluster needs the Redis client: pip install 'dbg-bridge[cluster]'.", file=sys.stderr)
+            return 2
     try:
         sock = _bind(settings)
     except OSError as exc:

@@ -57,6 +57,8 @@ class Dispatcher:
         self.desktop: Any = None
         #: open_file requests per page origin (the human could not have asked for more).
         self.open_file_limit = RateLimit(settings.open_file_per_minute, 60.0)
+        #: `--cluster`: the replica's part in a Redis-backed cluster (bridge.cluster.Cluster), else None.
+        self.cluster: Any = None
 
     def page_secrets(self) -> frozenset[str]:
         """Every known page's secret, rebuilt only when the registry changed (the audit redacts them per record)."""
@@ -84,7 +86,7 @@ class Dispatcher:
             raise errors.UnknownPage(
                 f"'{page_id}' is not a pageId. A pageId looks like '5173/host' or 'ab123/f0'; call page_list."
             )
-        inst = self.registry.instances.get(parts[0])
+        inst = self.lookup(parts[0])
         if inst is None:
             raise errors.UnknownPage(
                 f"No page '{page_id}' is known (it may have expired after {self.settings.page_ttl:.0f} s away). "
@@ -111,6 +113,8 @@ class Dispatcher:
     def only_tab(self) -> str:
         """With pageId left out: the top frame of the one live tab, or an error naming the choices."""
         tabs = [i for i in self.registry.instances.values() if i.live]
+        if self.cluster is not None:
+            tabs += [i for i in self.cluster.mirror.instances.values() if i.live]
         if len(tabs) == 1:
             return f"{tabs[0].id}/host"
         if not tabs:
@@ -127,7 +131,7 @@ class Dispatcher:
         """The instance of `page_id` when its frame is not listed *yet*: the page is away, or its document is still
         parsing (a reload registers before its iframes exist)."""
         parts = split_page_id(page_id or "")
-        inst = self.registry.instances.get(parts[0]) if parts else None
+        inst = self.lookup(parts[0]) if parts else None
         if inst is None or parts is None or parts[1] == "host" or parts[1] in inst.frames:
             return None
         return inst if (not inst.live or inst.frames_pending) else None
@@ -135,8 +139,15 @@ class Dispatcher:
     def _ready(self, target: Target) -> bool:
         """A resolved target that can take a command now: its page is live and still registered, its frame listed."""
         inst = target.inst
-        return (inst.live and self.registry.instances.get(inst.id) is inst
+        return (inst.live and self.lookup(inst.id) is inst
                 and (target.frame_id == "host" or target.frame_id in inst.frames))
+
+    def lookup(self, instance_id: str) -> Instance | None:
+        """A page of this bridge, or (in a cluster) of another replica."""
+        inst = self.registry.instances.get(instance_id)
+        if inst is None and self.cluster is not None:
+            return self.cluster.mirror.get(instance_id)
+        return inst
 
     async def target(self, page_id: str | None, timeout: float) -> Target:
         """`resolve`, but a page that is reloading, reconnecting or coming back after a bridge restart (its id was
@@ -160,7 +171,7 @@ class Dispatcher:
         inst = target.inst
         deadline = time.monotonic() + min(timeout, RECONNECT_WAIT)
         while not inst.live:
-            if self.registry.instances.get(inst.id) is not inst:
+            if self.lookup(inst.id) is not inst:
                 raise errors.PageGone(f"Page {target.page_id} expired and was removed. Call page_list.",
                                       dispatched=False)
             if deadline - time.monotonic() <= 0:
@@ -267,7 +278,7 @@ class Dispatcher:
                 return True
             if inst.live and inst.conn is before and inst.state == "live" and time.monotonic() > left_at:
                 return False
-            if self.registry.instances.get(inst.id) is not inst:
+            if self.lookup(inst.id) is not inst:
                 raise errors.PageGone(f"Page {target.page_id} expired during the navigation. Call page_list.")
             now = time.monotonic()
             if now > deadline:

@@ -51,11 +51,22 @@ class Inbox:
         self.listeners: list[asyncio.Queue[Item]] = []
         #: Called with each new item (e.g. to announce it on MCP streams); must not block.
         self.hooks: list[Callable[[Item], None]] = []
+        #: Cluster mode: new items go here to get a cluster-wide id, and come back through `insert` on every replica.
+        self.sink: Any = None
 
     def add(self, kind: str, text: str, page_id: str | None = None, data: dict[str, Any] | None = None, *,
             source: Source) -> Item:
         item = Item(self.next_id, kind, text[:8000], source, page_id, data or {})
-        self.next_id += 1
+        if self.sink is not None:
+            item.id = 0  # given by the cluster
+            self.sink.add(item)
+            return item
+        self.insert(item)
+        return item
+
+    def insert(self, item: Item) -> None:
+        """Append an item whose id is above every id held (its own or the cluster's), and tell the waiters."""
+        self.next_id = item.id + 1
         self.items.append(item)
         self._changed.set()
         self._changed = asyncio.Event()
@@ -63,7 +74,6 @@ class Inbox:
             q.put_nowait(item)
         for hook in self.hooks:
             hook(item)
-        return item
 
     def read(self, since: int = 0, kinds: list[str] | None = None, page_id: str | None = None,
              limit: int = 50, status: Status | None = None) -> tuple[list[Item], int, bool]:
@@ -102,6 +112,8 @@ class Inbox:
                 pass
 
     def mark(self, ids: list[int], status: Status) -> list[int]:
+        if self.sink is not None:
+            self.sink.mark(ids, status)
         wanted = set(ids)
         done = []
         for item in self.items:

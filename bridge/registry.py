@@ -14,7 +14,7 @@ import string
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 from urllib.parse import urlsplit
 
 from bridge.protocol import INSTANCE_ID_RE, PAGE_ID_RE, FrameInfo, RegisterRequest
@@ -128,6 +128,8 @@ class Registry:
         #: Where the reserved ids are kept across restarts (ids, urls and frame lists; never a secret).
         self.store: Path | None = None
         self._save_pending = False
+        #: Cluster mode: told of every change to an instance (and `gone=True` when it is dropped).
+        self.observer: Any = None
 
     # ---- across restarts ------------------------------------------------------------------
 
@@ -226,6 +228,14 @@ class Registry:
         self._ids_changed()
         return self._describe(inst, req), asked is not None
 
+    def adopt(self, instance_id: str, secret: str, origin: str, req: RegisterRequest) -> Instance:
+        """Cluster mode: the id was claimed cluster-wide; hold it here (the same object if we already do)."""
+        inst = self.instances.get(instance_id)
+        if inst is None or not hmac.compare_digest(inst.secret.encode(), secret.encode()):
+            inst = Instance(id=instance_id, secret=secret, verified_origin=origin)
+            self.instances[instance_id] = inst
+        return self._describe(inst, req)
+
     def _may_take(self, instance_id: str, origin: str) -> bool:
         """A port-shaped id only for a page whose verified origin has that port (it is predictable)."""
         if not instance_id.isdigit():
@@ -245,7 +255,7 @@ class Registry:
         inst.frames_pending = not req.complete
         inst.since = time.monotonic()  # its reservation restarts: it is about to connect
         inst.touch()
-        self._changed()
+        self._changed(inst)
         return inst
 
     def _fresh_id(self, port: int | None) -> str:
@@ -270,7 +280,7 @@ class Registry:
         inst.conn, inst.state = conn, "live"
         inst.touch()
         inst.notify()
-        self._changed()
+        self._changed(inst)
         if old is not None and old is not conn:
             old.close()
 
@@ -283,7 +293,7 @@ class Registry:
         inst.since = time.monotonic()
         inst.touch()
         inst.notify()
-        self._changed()
+        self._changed(inst)
         return True
 
     def unloading(self, inst: Instance) -> None:
@@ -291,7 +301,7 @@ class Registry:
         inst.state = "unloading" if inst.conn is not None else "reconnecting"
         inst.since = time.monotonic()
         inst.notify()
-        self._changed()
+        self._changed(inst)
 
     def update_frames(self, inst: Instance, frames: list[FrameInfo], url: str | None, title: str | None,
                       complete: bool = True) -> None:
@@ -306,7 +316,7 @@ class Registry:
         if title is not None:
             inst.title = title
         inst.touch()
-        self._changed()
+        self._changed(inst)
 
     def sweep(self) -> list[Instance]:
         """Drop pages that have been gone longer than the TTL."""
@@ -315,6 +325,7 @@ class Registry:
         for inst in gone:
             del self.instances[inst.id]
             inst.notify()
+            self._changed(inst, gone=True)
         if gone:
             self._changed()
             self._ids_changed()
@@ -325,13 +336,15 @@ class Registry:
         if self.instances.get(inst.id) is inst:
             del self.instances[inst.id]
             inst.notify()
-            self._changed()
+            self._changed(inst, gone=True)
             self._ids_changed()
 
     def expires_in(self, inst: Instance) -> float | None:
         return None if inst.live else max(0.0, self.ttl - (time.monotonic() - inst.since))
 
-    def _changed(self) -> None:
+    def _changed(self, inst: Instance | None = None, gone: bool = False) -> None:
+        if self.observer is not None and inst is not None:
+            self.observer(inst, gone)
         self.changed.set()
         self.changed = asyncio.Event()
 

@@ -72,6 +72,10 @@ class Settings(BaseModel):
         default_factory=list,
         description="Tools not to offer: names or globs (page_exec, desktop_*), or @acting for every tool that is "
                     "not read-only.")
+    cluster: str | None = Field(
+        None, pattern=r"^(redis|rediss|unix)://",
+        description="Join a team bridge: share pages, calls, questions and the inbox with every replica using this "
+                    "Redis (redis://[user:password@]host:port/db, rediss:// for TLS). Without it nothing is shared.")
     desktop_enabled: bool = Field(True, description="Serve the desktop_* tools (nothing starts until one is called). "
                                                     "DBG_DESKTOP_ENABLED=0 turns the family off: its tools are then "
                                                     "not registered.")

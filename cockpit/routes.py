@@ -124,7 +124,7 @@ def snapshot(d: Dispatcher) -> dict[str, Any]:
     questions = [_question_row(q) for q in d.questions.by_id.values() if q.open]
     seen = d.audit.agent_seen  # any authenticated MCP request, from the first initialize on
     return {
-        "pages": d.registry.page_rows(),
+        "pages": d.registry.page_rows() + (d.cluster.mirror_rows() if d.cluster is not None else []),
         "questions": sorted(questions, key=lambda q: q["created"]),
         "agent": {"seen": seen is not None, "lastSeen": seen, "toolCalls": d.audit.tool_calls},
         "desktop": desktop_state(d),

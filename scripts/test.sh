@@ -19,7 +19,8 @@ fi
 # the desktop_* tests: a private desktop (Xvfb, openbox, D-Bus, AT-SPI), a GTK and a Tk test app, tesseract for OCR,
 # and what PyGObject needs to build (Debian 12 has no girepository-2.0, so pip builds pygobject<3.52 from source);
 # e2e/test_engines.py: Firefox ESR and WebKitGTK 6.0 on GTK 4 (e2e/webkit_window.py runs on the venv's PyGObject)
-DESKTOP_PKGS="xvfb openbox x11-utils xdotool at-spi2-core dbus gir1.2-atspi-2.0 gir1.2-gtk-3.0 \
+# + redis-server: the team-bridge tests (e2e/test_cluster.py) start a private one per run
+DESKTOP_PKGS="redis-server xvfb openbox x11-utils xdotool at-spi2-core dbus gir1.2-atspi-2.0 gir1.2-gtk-3.0 \
   libgirepository1.0-dev libcairo2-dev pkg-config gcc python3-dev python3-tk tesseract-ocr \
   gnome-calculator qt6ct galculator \
   firefox-esr gir1.2-webkit-6.0 gir1.2-gtk-4.0"

@@ -261,3 +261,45 @@ def ok(result: Any) -> Any:
     """The structured result of a successful call; fails the test with the error text otherwise."""
     assert not result.is_error, text_of(result)
     return result.structured_content
+
+
+class RedisServer:
+    """Debian's redis-server on a free loopback port, no persistence; a child we wait() on (stop/start keep the
+    port, so replicas reconnect to the same URL)."""
+
+    def __init__(self, port: int | None = None) -> None:
+        self.port = port or free_port()
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def _answers(self) -> bool:
+        try:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=0.5) as s:
+                s.sendall(b"PING\r\n")
+                return s.recv(16).startswith(b"+PONG")
+        except OSError:
+            return False
+
+    def start(self) -> RedisServer:
+        self.proc = subprocess.Popen(
+            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+        wait_until(lambda: self._answers() or self.proc.poll() is not None, 10, what="redis-server start")
+        if self.proc.poll() is not None:
+            raise RuntimeError(f"redis-server exited with {self.proc.returncode} (is the redis-server package "
+                               "installed? ./scripts/test.sh installs it)")
+        return self
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            if self.proc.poll() is None:
+                self.proc.terminate()
+                try:
+                    self.proc.wait(10)
+                except subprocess.TimeoutExpired:
+                    self.proc.kill()
+                    self.proc.wait(5)
+            self.proc = None

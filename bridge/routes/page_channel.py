@@ -108,7 +108,7 @@ def handle_up(d: Dispatcher, inst: Instance, msg: protocol.UpMessage) -> bool:
     Raises OriginMismatch for a url off the page's verified origin, RateLimited for too many open_file requests."""
     inst.touch()
     if isinstance(msg, ResultMsg):
-        return d.pending.resolve(inst.id, msg)
+        return d.pending.resolve(inst.id, msg) or (d.cluster is not None and d.cluster.relay_result(inst.id, msg))
     if isinstance(msg, FramesMsg):
         if not claimed_url_ok(inst, msg.url):
             raise OriginMismatch(f"the page claims url {(msg.url or '')[:200]} but it runs on {inst.verified_origin}")
@@ -133,7 +133,10 @@ async def register(request: Request) -> Response:
     was = d.registry.instances.get(req.instanceId or "")
     was_live = bool(was and was.live)
     try:
-        inst, renamed = d.registry.register(req, _origin(request))
+        if d.cluster is not None:
+            inst, renamed = await d.cluster.register(req, _origin(request))
+        else:
+            inst, renamed = d.registry.register(req, _origin(request))
     except OriginMismatch as exc:
         log.warning("refused a register: %s", exc)
         return error_response(403, "origin_mismatch", f"Refused: {exc}. A page registers for its own origin only.")
@@ -263,6 +266,8 @@ async def result(request: Request) -> Response:
     except ValidationError:
         return error_response(401, "unknown_page", "Missing or malformed instanceId/secret.")
     inst = _authenticate(d, creds.instanceId, creds.secret)
+    if inst is None and d.cluster is not None:
+        return await _forward(d, request, creds, data)
     if inst is None:
         return error_response(403, "forbidden", "Wrong secret for this instance: the message was ignored.")
     if not _same_origin(request, inst):
@@ -278,6 +283,23 @@ async def result(request: Request) -> Response:
         return error_response(429, exc.code, str(exc).split("] ", 1)[-1], headers={"Retry-After": "60"})
     if not handled:
         return error_response(409, "stale_result", "No call of this page is waiting for that requestId.")
+    return Response(status_code=204)
+
+
+async def _forward(d: Dispatcher, request: Request, creds: Credentials, data: dict[str, Any]) -> Response:
+    """Cluster mode: a page owned by another replica POSTed here (an SSE page behind a load balancer)."""
+    try:
+        protocol.parse_up(data)
+        inst = await d.cluster.authenticate(creds.instanceId, creds.secret)
+        if inst is None:
+            return error_response(403, "forbidden", "Wrong secret for this instance: the message was ignored.")
+        if not _same_origin(request, inst):
+            return error_response(403, "origin_mismatch", MISMATCH)
+        await d.cluster.forward_up(inst, data)
+    except ProtocolError as exc:
+        return error_response(400, "bad_message", f"Malformed message: {exc}.")
+    except errors.BridgeError as exc:  # cluster_unavailable: a 5xx, so the page retries the result
+        return error_response(503, exc.code, str(exc).split("] ", 1)[-1])
     return Response(status_code=204)
 
 

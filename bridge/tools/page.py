@@ -37,8 +37,10 @@ Since = Annotated[int, Field(ge=0, description="Last `cursor`.")]
 async def page_list(d: Dispatcher) -> dict[str, Any]:
     """Connected tabs and frames (url, title, state). Page tools take a pageId from here (5173/host, 5173/f0);
     omitted, the only tab's top frame."""
-    rows = d.registry.page_rows()
+    rows = await d.cluster.page_rows() if d.cluster is not None else d.registry.page_rows()
     out: dict[str, Any] = {"pages": rows}
+    if d.cluster is not None and d.cluster.note:
+        out["cluster"] = d.cluster.note
     if not rows:
         out["hint"] = (f"No page is connected. Load {d.settings.base_url()}/inject/dbg_client.js in your app, "
                        f"or open the demo at {d.settings.base_url()}/demo.")

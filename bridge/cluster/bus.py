@@ -1,0 +1,108 @@
+"""The connection to Redis: one command client, and one subscriber on this replica's direct channel and the
+broadcast channel, re-subscribed after every loss. Knows whether Redis is reachable; says so by name when not."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from redis.asyncio import Redis
+from redis.backoff import NoBackoff
+from redis.exceptions import RedisError
+from redis.retry import Retry
+
+from bridge import errors
+from bridge.cluster import redis_state as keys
+
+log = logging.getLogger("bridge.cluster")
+
+#: Errors that mean "Redis is not reachable right now".
+DOWN = (RedisError, OSError, asyncio.TimeoutError)
+
+
+def unavailable(what: str) -> errors.BridgeError:
+    return errors.BridgeError(
+        f"The cluster's Redis is not reachable, so {what} failed. Pages connected to this replica keep working; "
+        "check that redis-server runs and --cluster points at it (dbg-bridge doctor), then retry.",
+        code="cluster_unavailable")
+
+
+class Bus:
+    def __init__(self, url: str, rid: str, handle: Callable[[dict[str, Any]], None],
+                 on_up: Callable[[], Awaitable[None]], on_down: Callable[[], None]) -> None:
+        self.rid = rid
+        # Fail fast: a call must not hang on a dead Redis (one retry, for a pooled connection a restarted Redis
+        # closed); the subscriber loop reconnects by itself.
+        self.redis = Redis.from_url(url, decode_responses=True, socket_connect_timeout=1.0, socket_timeout=3.0,
+                                    retry=Retry(NoBackoff(), 1), health_check_interval=0)
+        self.handle, self.on_up, self.on_down = handle, on_up, on_down
+        self.up = False
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self._task = asyncio.get_running_loop().create_task(self._run())
+
+    async def close(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            try:
+                await self._task
+            except asyncio.CancelledError:
+                pass
+        await self.redis.aclose()
+
+    def went_down(self, exc: BaseException) -> None:
+        if self.up:
+            log.warning("cluster: Redis unreachable (%s); local pages keep working, retrying", exc)
+            self.up = False
+            self.on_down()
+
+    async def publish(self, rid: str | None, msg: dict[str, Any]) -> None:
+        """Send `msg` to one replica (rid) or to all (None); raises cluster_unavailable when Redis is down."""
+        try:
+            await self.redis.publish(keys.channel(rid) if rid else keys.ALL, json.dumps(msg, separators=(",", ":")))
+        except DOWN as exc:
+            self.went_down(exc)
+            raise unavailable("sending to another replica") from None
+
+    async def _run(self) -> None:
+        delay = 0.1
+        while True:
+            pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
+            try:
+                await pubsub.subscribe(keys.channel(self.rid), keys.ALL)
+                if not self.up:
+                    await self.on_up()
+                    self.up = True
+                    log.info("cluster: connected to Redis as replica %s", self.rid)
+                delay = 0.1
+                while True:
+                    if not self.up:  # a command failed meanwhile: resync once Redis answers again
+                        await self.on_up()
+                        self.up = True
+                    msg = await pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
+                    if msg is None or msg.get("type") != "message":
+                        continue
+                    try:
+                        data = json.loads(msg["data"])
+                    except ValueError:
+                        log.warning("cluster: ignored a malformed message on %s", msg.get("channel"))
+                        continue
+                    try:
+                        self.handle(data)
+                    except Exception:  # one bad message must not stop the subscriber
+                        log.exception("cluster: handling %s failed", data.get("t"))
+            except asyncio.CancelledError:
+                raise
+            except DOWN as exc:
+                self.went_down(exc)
+            finally:
+                try:
+                    await pubsub.aclose()
+                except DOWN:
+                    pass
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 1.0)

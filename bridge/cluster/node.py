@@ -1,0 +1,481 @@
+"""This replica's part in the cluster: claims pageIds through Redis, mirrors the pages of the others, relays exec
+frames and results between a caller replica and a page's owner, and writes its own pages' state back.
+
+Hooked into the single-machine code at a few points only (all behind `dispatcher.cluster is not None`): the
+register route (claim), the registry's observer (state writes), `Dispatcher.resolve` (remote instances),
+`handle_up` (results for another replica's caller), the result route (a POST that lands on a non-owner),
+the inbox's sink, and page_list / the cockpit for cluster-wide rows.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import random
+import secrets
+import string
+import time
+from typing import TYPE_CHECKING, Any
+
+from bridge import errors
+from bridge.cluster import redis_state as keys
+from bridge.cluster.bus import DOWN, Bus, unavailable
+from bridge.cluster.inbox_sync import InboxSync
+from bridge.cluster.mirror import Mirror, RemoteInstance
+from bridge.cluster.replica import Liveness
+from bridge.protocol import ErrorInfo, RegisterRequest, ResultMsg
+from bridge.registry import Instance, Registry, check_claims, port_of
+
+if TYPE_CHECKING:
+    from bridge.dispatch import Dispatcher
+
+log = logging.getLogger("bridge.cluster")
+
+#: How often the mirror is rebuilt from the instance keys (pub/sub drops messages a subscriber misses).
+RESYNC_EVERY = 5.0
+PAGE_BATCH = 500
+
+
+def _candidates(n: int = 8) -> list[str]:
+    return ["".join(random.choices(string.ascii_lowercase, k=2)) + f"{random.randrange(1000):03d}" for _ in range(n)]
+
+
+class Cluster:
+    def __init__(self, d: Dispatcher, url: str) -> None:
+        self.d = d
+        self.registry: Registry = d.registry
+        self.rid = "r" + secrets.token_hex(4)
+        self.bus = Bus(url, self.rid, self._handle, self._on_up, self._on_down)
+        self.mirror = Mirror(self.rid, self._send_down, self._lost)
+        #: Rows of remote pages in the registry's own format (its page_rows over the mirror's dict).
+        self.view = Registry(d.settings.page_ttl)
+        self.view.instances = self.mirror.instances  # type: ignore[assignment]
+        self.liveness = Liveness(self.bus, self.rid, d.settings.base_url(), d.settings.page_ttl,
+                                 self._local_live_ids, self.mirror.owners, self._owner_died)
+        self.inbox = InboxSync(self.bus, d.inbox)
+        self.epochs: dict[str, int] = {}
+        #: requestId -> (caller replica, instance id, expiry): exec frames we wrote for another replica's caller.
+        self.relay: dict[str, tuple[str, str, float]] = {}
+        self._dirty: dict[str, Instance] = {}
+        self._released: dict[str, int] = {}
+        self._wake = asyncio.Event()
+        self._tasks: list[asyncio.Task[Any]] = []
+        self.claim = self.bus.redis.register_script(keys.CLAIM)
+        self.update = self.bus.redis.register_script(keys.UPDATE)
+        self.release = self.bus.redis.register_script(keys.RELEASE)
+        self.ttl_ms = int(d.settings.page_ttl * 1000)
+        #: Why the last page_list shows this replica's pages only (Redis unreachable), else None.
+        self.note: str | None = None
+
+    # ---- lifecycle ------------------------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        self.registry.observer = self._observe
+        self.d.inbox.sink = self.inbox
+        loop = asyncio.get_running_loop()
+        try:
+            await self.liveness.beat_once()
+        except DOWN as exc:
+            log.warning("cluster: Redis not reachable at start (%s); serving local pages, retrying", exc)
+        self.bus.start()
+        for coro in (self.liveness.run(), self._writer(), self._resync_loop()):
+            self._tasks.append(loop.create_task(coro))
+
+    async def stop(self) -> None:
+        await self.liveness.leave()
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            try:
+                await task
+            except (asyncio.CancelledError, Exception):
+                pass
+        await self.bus.close()
+
+    async def _on_up(self) -> None:
+        """Redis is (back) up: beat, re-assert our pages (a restarted Redis lost them), rebuild mirror and inbox."""
+        self.liveness.up_since = time.monotonic()
+        self.mirror.dead.clear()
+        await self.liveness.beat_once()
+        for inst in list(self.registry.instances.values()):
+            await self._reassert(inst)
+        await self._resync()
+        await self.inbox.resync()
+
+    def _on_down(self) -> None:
+        for inst in list(self.mirror.instances.values()):
+            self.d.pending.fail_instance(inst.id, lambda w, iid=inst.id: unavailable(f"the call to page {iid}/host"))
+
+    # ---- claims ---------------------------------------------------------------------------------------------
+
+    def _info(self, inst: Instance) -> str:
+        return json.dumps({"url": inst.url, "title": inst.title, "origin": inst.origin, "attach": inst.attach,
+                           "verified": inst.verified_origin,
+                           "channel": inst.conn.kind if inst.conn else None,
+                           "frames": [f.model_dump(exclude_none=True) for f in inst.frames.values()]},
+                          separators=(",", ":"))
+
+    async def register(self, req: RegisterRequest, origin: str) -> tuple[Instance, bool]:
+        """The cluster-wide version of Registry.register: the same rules, decided atomically in Redis.
+        Raises OriginMismatch and TooManyPages as it does."""
+        check_claims(req, origin)
+        asked = req.instanceId or ""
+        local = self.registry.instances.get(asked)
+        if local is None:
+            self.registry._admit(origin)
+        # A page that stays on this replica keeps its secret; anywhere else it gets one of this bridge's making.
+        keep = bool(local and local.secret and req.secret and keys.secret_matches(keys.secret_hash(local.secret),
+                                                                                  req.secret))
+        secret = str(req.secret) if keep else secrets.token_urlsafe(32)
+        fresh = secrets.token_urlsafe(32)
+        port = port_of(origin) if origin else req.port
+        probe = Instance(id="", secret="", url=req.url, title=req.title, origin=origin or req.origin,
+                         verified_origin=origin, attach=req.attach, frames={f.frameId: f for f in req.frames})
+        args = [keys.PREFIX, asked, keys.secret_hash(req.secret) if req.secret else "", keys.secret_hash(secret),
+                "1" if req.reclaim else "0", str(port or ""), self.rid, self.ttl_ms, int(time.time() * 1000),
+                self._info(probe), origin, "1" if asked and self.registry._may_take(asked, origin) else "0",
+                keys.secret_hash(fresh)]
+        try:
+            got = None
+            for _ in range(5):
+                got = await self.claim(args=[*args, *_candidates()])
+                if got:
+                    break
+        except DOWN as exc:
+            self.bus.went_down(exc)
+            log.warning("cluster: registering %s on this replica only (Redis unreachable)", req.url)
+            return self.registry.register(req, origin)
+        if not got:
+            raise errors.BridgeError("No free pageId found; retry.", code="cluster_busy")
+        iid, epoch, renamed = str(got[0]), int(got[1]), bool(int(got[2]))
+        self.mirror.drop(iid, "moved")
+        inst = self.registry.adopt(iid, secret if iid == asked else fresh, origin, req)
+        self.epochs[iid] = epoch
+        return inst, renamed
+
+    async def _reassert(self, inst: Instance) -> None:
+        """Claim one of our pages again after Redis came back (keeps its id unless another replica has it live)."""
+        if not inst.secret:
+            return
+        args = [keys.PREFIX, inst.id, keys.secret_hash(inst.secret), keys.secret_hash(inst.secret), "0", "",
+                self.rid, self.ttl_ms, int(time.time() * 1000), self._info(inst), inst.verified_origin,
+                "1" if self.registry._may_take(inst.id, inst.verified_origin) else "0",
+                keys.secret_hash(inst.secret)]
+        got = await self.claim(args=args)
+        if got and str(got[0]) == inst.id:
+            self.epochs[inst.id] = int(got[1])
+            self._observe(inst)
+        else:
+            log.warning("cluster: page %s is live on another replica now; dropping it here", inst.id)
+            if inst.conn is not None:
+                inst.conn.close()
+
+    # ---- our pages' state -> Redis --------------------------------------------------------------------------
+
+    def _observe(self, inst: Instance, gone: bool = False) -> None:
+        """The registry changed `inst` (attach, detach, unloading, frames) or dropped it (gone)."""
+        if isinstance(inst, RemoteInstance):
+            return
+        if gone:
+            epoch = self.epochs.pop(inst.id, None)
+            if epoch is not None:
+                self._released[inst.id] = epoch
+            self._dirty.pop(inst.id, None)
+        elif inst.id in self.epochs:
+            self._dirty[inst.id] = inst
+        self._wake.set()
+
+    async def _writer(self) -> None:
+        """One writer, so the changes of one page reach Redis (and every replica) in the order they happened."""
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            dirty, self._dirty = self._dirty, {}
+            released, self._released = self._released, {}
+            try:
+                async with self.bus.redis.pipeline(transaction=False) as pipe:
+                    order: list[Instance] = []
+                    for iid, epoch in released.items():
+                        await self.release(args=[keys.PREFIX, iid, self.rid, epoch], client=pipe)
+                    for inst in dirty.values():
+                        if inst.id not in self.epochs:
+                            continue
+                        state = inst.state if inst.conn is not None else "reconnecting"
+                        since = int((time.time() - (time.monotonic() - inst.since)) * 1000)
+                        await self.update(args=[keys.PREFIX, inst.id, self.rid, self.epochs[inst.id], state, since,
+                                          self._info(inst), self.ttl_ms], client=pipe)
+                        order.append(inst)
+                    results = await pipe.execute()
+            except DOWN as exc:
+                self.bus.went_down(exc)
+                for iid, inst in dirty.items():  # written again once Redis answers (newer changes win)
+                    self._dirty.setdefault(iid, inst)
+                for iid, epoch in released.items():
+                    self._released.setdefault(iid, epoch)
+                await asyncio.sleep(0.2)
+                self._wake.set()
+                continue
+            for inst, ok in zip(order, results[len(released):]):
+                if not ok and self.registry.instances.get(inst.id) is inst:
+                    self.d.spawn(self._lost_ownership(inst))
+
+    async def _lost_ownership(self, inst: Instance) -> None:
+        try:
+            owner = await self.bus.redis.hget(keys.inst_key(inst.id), "owner")
+        except DOWN:
+            return
+        if owner is None:
+            await self._reassert(inst)
+        elif owner != self.rid:
+            self._moved_away(inst)
+
+    def _check_moved(self, iid: str, owner: str, epoch: int) -> None:
+        local = self.registry.instances.get(iid)
+        if local is not None and owner != self.rid and epoch > self.epochs.get(iid, epoch):
+            self._moved_away(local)
+
+    def _moved_away(self, inst: Instance) -> None:
+        """Another replica claimed one of our pages (it reconnected there): let go of it here."""
+        self.epochs.pop(inst.id, None)
+        if self.registry.instances.get(inst.id) is inst:
+            conn = inst.conn
+            self.registry.observer = None
+            try:
+                if conn is not None:
+                    self.registry.detach(inst, conn)
+                    conn.close()
+                self.d.page_disconnected(inst)
+                self.registry.forget(inst)
+            finally:
+                self.registry.observer = self._observe
+
+    def _local_live_ids(self) -> list[str]:
+        return [i.id for i in self.registry.instances.values() if i.live and i.id in self.epochs]
+
+    # ---- other replicas' pages ------------------------------------------------------------------------------
+
+    def _lost(self, inst: RemoteInstance, why: str) -> None:
+        if why == "unloading":
+            self.d.page_unloading(inst)
+        elif why == "reloaded":
+            self.d.page_reloaded(inst)
+        else:
+            self.d.page_disconnected(inst)
+
+    def _owner_died(self, owner: str) -> None:
+        hit = self.mirror.owner_died(owner)
+        if hit:
+            log.info("cluster: replica %s is gone; %d of its pages are reconnecting", owner, len(hit))
+        for rid, (caller, _iid, _exp) in list(self.relay.items()):
+            if caller == owner:
+                del self.relay[rid]
+
+    async def _resync_loop(self) -> None:
+        while True:
+            await asyncio.sleep(RESYNC_EVERY)
+            if not self.bus.up:
+                continue
+            try:
+                await self._resync()
+            except DOWN as exc:
+                self.bus.went_down(exc)
+            now = time.monotonic()
+            for rid, (_c, _i, exp) in list(self.relay.items()):
+                if exp < now:
+                    del self.relay[rid]
+
+    async def _records(self) -> list[tuple[str, dict[str, str], int]]:
+        """Every instance key, through the index in batches: (id, fields, pttl). Drops index entries that expired."""
+        out: list[tuple[str, dict[str, str], int]] = []
+        start = 0
+        redis = self.bus.redis
+        while True:
+            ids = await redis.zrange(keys.INDEX, start, start + PAGE_BATCH - 1)
+            if not ids:
+                return out
+            async with redis.pipeline(transaction=False) as pipe:
+                for iid in ids:
+                    pipe.hgetall(keys.inst_key(iid))
+                    pipe.pttl(keys.inst_key(iid))
+                got = await pipe.execute()
+            stale = []
+            for n, iid in enumerate(ids):
+                fields, pttl = got[2 * n], got[2 * n + 1]
+                if fields:
+                    out.append((iid, fields, pttl))
+                else:
+                    stale.append(iid)
+            if stale:
+                await redis.zrem(keys.INDEX, *stale)
+            start += PAGE_BATCH - len(stale)
+
+    async def _alive(self, owners: set[str]) -> set[str]:
+        owners = sorted(owners)
+        if not owners:
+            return set()
+        async with self.bus.redis.pipeline(transaction=False) as pipe:
+            for o in owners:
+                pipe.exists(keys.replica_key(o))
+            found = await pipe.execute()
+        return {o for o, there in zip(owners, found) if there}
+
+    async def _resync(self) -> None:
+        records = await self._records()
+        alive = await self._alive({f.get("owner", "") for _, f, _ in records})
+        self.mirror.dead = {f.get("owner", "") for _, f, _ in records} - alive - {self.rid}
+        seen = set()
+        for iid, f, _pttl in records:
+            seen.add(iid)
+            self.mirror.apply(iid, f.get("owner", ""), int(f.get("epoch", 0)), f.get("state", "reconnecting"),
+                              float(f.get("since", 0)), f.get("info"))
+            self._check_moved(iid, f.get("owner", ""), int(f.get("epoch", 0)))
+        for iid in list(self.mirror.instances):
+            if iid not in seen:
+                self.mirror.drop(iid)
+
+    async def page_rows(self) -> list[dict[str, Any]]:
+        """page_list across the cluster: this replica's pages as today, every other one read from Redis."""
+        rows = [{**r, "replica": self.rid} for r in self.registry.page_rows()]
+        self.note = None
+        try:
+            records = await self._records()
+            alive = await self._alive({f.get("owner", "") for _, f, _ in records})
+        except DOWN as exc:
+            self.bus.went_down(exc)
+            self.note = str(unavailable("listing the pages of other replicas"))
+            return rows
+        view = Registry(self.d.settings.page_ttl)
+        owner_of: dict[str, str] = {}
+        for iid, f, pttl in records:
+            if iid in self.registry.instances and f.get("owner") == self.rid:
+                continue
+            mirror = Mirror(self.rid, self._send_down, lambda *_: None)
+            mirror.dead = set() if f.get("owner") in alive else {f.get("owner", "")}
+            inst = mirror.apply(iid, f.get("owner", ""), int(f.get("epoch", 0)), f.get("state", "reconnecting"),
+                                float(f.get("since", 0)), f.get("info"))
+            if inst is None:
+                continue
+            if not inst.live and pttl > 0:
+                inst.since = time.monotonic() - (self.d.settings.page_ttl - pttl / 1000)
+            view.instances[iid] = inst
+            owner_of[iid] = inst.owner
+        for row in view.page_rows():
+            rows.append({**row, "replica": owner_of.get(row["pageId"].split("/")[0], "")})
+        return rows
+
+    def mirror_rows(self) -> list[dict[str, Any]]:
+        """The other replicas' pages as last seen (for the cockpit, which renders synchronously)."""
+        return [{**r, "replica": self.mirror.instances[r["pageId"].split("/")[0]].owner}
+                for r in self.view.page_rows()]
+
+    # ---- calls between replicas -----------------------------------------------------------------------------
+
+    async def _send_down(self, owner: str, iid: str, text: str) -> None:
+        """A frame for a page another replica owns (RemoteConnection.send)."""
+        await self.bus.publish(owner, {"t": "down", "id": iid, "from": self.rid, "text": text})
+
+    def relay_result(self, iid: str, msg: ResultMsg) -> bool:
+        """A result from one of our pages that no local caller waits for: hand it to the replica that asked."""
+        entry = self.relay.pop(msg.requestId, None)
+        if entry is None or entry[1] != iid:
+            return False
+        self.d.spawn(self._publish_quietly(entry[0], {"t": "result", "id": iid,
+                                                      "msg": msg.model_dump(mode="json", exclude_none=True)}))
+        return True
+
+    async def _publish_quietly(self, rid: str | None, msg: dict[str, Any]) -> None:
+        try:
+            await self.bus.publish(rid, msg)
+        except errors.BridgeError as exc:
+            log.info("cluster: could not send %s to %s: %s", msg.get("t"), rid, exc)
+
+    def _fail(self, caller: str, iid: str, request_id: str, code: str, text: str) -> None:
+        self.d.spawn(self._publish_quietly(caller, {"t": "fail", "id": iid, "rid": request_id, "code": code,
+                                                    "message": text}))
+
+    async def _write_down(self, inst: Instance, text: str, caller: str, request_id: str | None) -> None:
+        try:
+            assert inst.conn is not None
+            await inst.conn.send(text)
+        except (ConnectionError, AssertionError):
+            if request_id:
+                self.relay.pop(request_id, None)
+                self._fail(caller, inst.id, request_id, "page_disconnected",
+                           f"Page {inst.id} dropped its connection as the command was sent. Call page_list and retry.")
+
+    def _on_down_frame(self, msg: dict[str, Any]) -> None:
+        iid, caller, text = str(msg.get("id")), str(msg.get("from")), str(msg.get("text"))
+        try:
+            frame = json.loads(text)
+        except ValueError:
+            return
+        request_id = frame.get("requestId") if frame.get("type") == "exec" else None
+        inst = self.registry.instances.get(iid)
+        if inst is None or not inst.live:
+            if request_id:
+                self._fail(caller, iid, request_id, "page_disconnected",
+                           f"Page {iid} is not connected to its replica any more; it keeps its pageId while it "
+                           "reconnects. Call page_list and retry.")
+            return
+        if request_id:
+            self.relay[request_id] = (caller, iid, time.monotonic() + float(frame.get("timeout") or 30) + 10)
+        self.d.spawn(self._write_down(inst, text, caller, request_id))
+
+    async def authenticate(self, iid: str, secret: str) -> RemoteInstance | None:
+        """A page POSTed to this replica but is owned by another: check its secret against the stored hash."""
+        try:
+            owner, sh = await self.bus.redis.hmget(keys.inst_key(iid), ["owner", "sh"])
+        except DOWN as exc:
+            self.bus.went_down(exc)
+            raise unavailable("checking that page's credentials") from None
+        if not owner or owner == self.rid or not keys.secret_matches(sh or "", secret):
+            return None
+        return self.mirror.get(iid) or RemoteInstance(id=iid, secret="", owner=owner)
+
+    async def forward_up(self, inst: RemoteInstance, data: dict[str, Any]) -> None:
+        """Hand a page's message (a result POSTed here, say) to its owner, without its credentials."""
+        body = {k: v for k, v in data.items() if k not in ("instanceId", "secret")}
+        await self.bus.publish(inst.owner, {"t": "up", "id": inst.id, "msg": body})
+
+    def _on_up_message(self, msg: dict[str, Any]) -> None:
+        from bridge import protocol
+        from bridge.routes.page_channel import handle_up
+
+        inst = self.registry.instances.get(str(msg.get("id")))
+        if inst is None:
+            return
+        try:
+            up = protocol.parse_up(msg.get("msg") or {})
+        except protocol.ProtocolError:
+            return
+        handle_up(self.d, inst, up)
+
+    # ---- the bus --------------------------------------------------------------------------------------------
+
+    def _handle(self, msg: dict[str, Any]) -> None:
+        t = msg.get("t")
+        if t == "result":
+            self.d.pending.resolve(str(msg.get("id")), ResultMsg.model_validate(msg.get("msg") or {}))
+        elif t == "down":
+            self._on_down_frame(msg)
+        elif t == "page":
+            iid, owner = str(msg.get("id")), str(msg.get("owner"))
+            self.mirror.dead.discard(owner)  # it just wrote this: it is alive
+            self.mirror.apply(iid, owner, int(msg.get("epoch") or 0), str(msg.get("state")),
+                              float(msg.get("since") or 0), msg.get("info"))
+            self._check_moved(iid, owner, int(msg.get("epoch") or 0))
+        elif t == "gone":
+            if msg.get("owner") != self.rid:
+                self.mirror.drop(str(msg.get("id")))
+        elif t == "fail":
+            self.d.pending.resolve(str(msg.get("id")), ResultMsg(
+                requestId=str(msg.get("rid")), ok=False,
+                error=ErrorInfo(code=str(msg.get("code") or "page_disconnected"), message=str(msg.get("message")))))
+        elif t == "up":
+            self._on_up_message(msg)
+        elif t == "replica_down":
+            if msg.get("rid") != self.rid:
+                self._owner_died(str(msg.get("rid")))
+        elif t in ("inbox", "mark"):
+            self.inbox.handle(msg)

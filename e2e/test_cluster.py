@@ -1,0 +1,204 @@
+"""Team bridge: a real redis-server and three `serve --cluster` replicas, with a Chromium tab and fake page
+clients spread over them. Calls cross replicas, ids stay unique, a dead owner fails its callers fast, the inbox
+is one feed, and Redis going away is a named error while local pages keep working."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import time
+from collections.abc import Iterator
+from types import SimpleNamespace
+
+import httpx
+import pytest
+
+from e2e.pageloop import PageLoop
+from tests.fakepage import echo_handler
+from tests.support import (BridgeProcess, DevServer, McpSession, RedisServer, ok, open_page, run_async, text_of,
+                           wait_until)
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture(scope="module")
+def redis_server() -> Iterator[RedisServer]:
+    server = RedisServer().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def replicas(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[SimpleNamespace]:
+    procs, sessions = [], []
+    try:
+        for name in "abc":
+            procs.append(BridgeProcess(tmp_path_factory.mktemp(f"replica-{name}"), "--cluster", redis_server.url).start())
+        for p in procs:
+            sessions.append(McpSession(p.mcp_url, p.token))
+        yield SimpleNamespace(a=procs[0], b=procs[1], c=procs[2], mcp_a=sessions[0], mcp_b=sessions[1],
+                              mcp_c=sessions[2])
+    finally:
+        for s in sessions:
+            s.close()
+        for p in procs:
+            p.stop()
+
+
+def rows_by_id(session: McpSession) -> dict[str, dict]:
+    return {r["pageId"]: r for r in ok(session.call("page_list"))["pages"]}
+
+
+def live_everywhere(r: SimpleNamespace, page_id: str) -> None:
+    """Bounded wait until every replica's page_list shows `page_id` live."""
+    for s in (r.mcp_a, r.mcp_b, r.mcp_c):
+        wait_until(lambda: rows_by_id(s).get(page_id, {}).get("state") == "live", 10, 0.05,
+                   what=f"{page_id} live in page_list")
+
+
+def test_call_on_b_reaches_pages_on_a_and_c(replicas, pages: PageLoop, context) -> None:
+    r = replicas
+    dev = DevServer(r.a.client_js())
+    try:
+        tab = open_page(context, dev.url("/app.html"))
+        fake_c = pages.connect(r.c.base)
+        live_everywhere(r, tab.page_id)
+        live_everywhere(r, fake_c.page_id)
+        listed = rows_by_id(r.mcp_b)
+        assert listed[tab.page_id]["replica"] != listed[fake_c.page_id]["replica"]
+
+        title = ok(r.mcp_b.call("page_exec", {"code": "document.title", "pageId": tab.page_id}))
+        assert title["result"] == tab.title()
+        two = ok(r.mcp_b.call("page_exec", {"code": "1+1", "pageId": fake_c.page_id}))
+        assert two["result"] == 2
+        # a page's exception crosses replicas with its named code and stack
+        bad = r.mcp_b.call("page_exec", {"code": "throw new Error('boom from A')", "pageId": tab.page_id})
+        assert bad.is_error and "[page_exception]" in text_of(bad) and "boom from A" in text_of(bad)
+        # and a named command (not only eval) works the same way
+        snap = r.mcp_c.call("page_snapshot", {"pageId": tab.page_id})
+        assert not snap.is_error, text_of(snap)
+        assert tab.page_id in text_of(snap)
+    finally:
+        dev.close()
+
+
+def test_sse_page_results_posted_to_another_replica(replicas, pages: PageLoop) -> None:
+    """An SSE page streams from A but its result POSTs land on C (a load balancer): B's call still resolves."""
+    r = replicas
+    page = pages.connect(r.a.base, channel="sse")
+    live_everywhere(r, page.page_id)
+    page.base = r.c.base  # from now on its POSTs go to C
+    out = ok(r.mcp_b.call("page_exec", {"command": "ping", "params": {"n": 7}, "pageId": page.page_id}))
+    assert out["result"] == {"n": 7}
+    # a forged POST to C (wrong secret) is refused, not forwarded
+    forged = pages.run(page.http.post(r.c.base + "/bridge/result", content=json.dumps(
+        {"instanceId": page.instance_id, "secret": "x" * 43, "type": "result", "requestId": "r1", "ok": True}),
+        headers={"Content-Type": "text/plain"}))
+    assert forged.status_code == 403
+
+
+def test_concurrent_registrations_get_unique_ids(replicas) -> None:
+    r = replicas
+    bases = [r.a.base, r.b.base, r.c.base]
+
+    async def register_all() -> list[str]:
+        limits = httpx.Limits(max_connections=100)
+        async with httpx.AsyncClient(timeout=30, limits=limits) as http:
+            async def one(n: int) -> str:
+                body = {"v": 1, "url": f"http://127.0.0.1:4321/t{n}", "title": "t", "port": 4321, "attach": "fake"}
+                resp = await http.post(bases[n % 3] + "/bridge/register", content=json.dumps(body),
+                                       headers={"Content-Type": "text/plain"})
+                resp.raise_for_status()
+                return resp.json()["instanceId"]
+
+            return await asyncio.gather(*(one(n) for n in range(300)))
+
+    ids = run_async(register_all(), 60)
+    assert len(set(ids)) == 300, f"{300 - len(set(ids))} duplicate pageIds"
+    assert ids.count("4321") == 1  # the port went to exactly one of them
+
+
+def test_inbox_is_one_feed_with_cursors_valid_everywhere(replicas, pages: PageLoop) -> None:
+    r = replicas
+    on_a = pages.connect(r.a.base)
+    on_c = pages.connect(r.c.base)
+    start = ok(r.mcp_b.call("inbox", {"kinds": ["message"]}))["cursor"]
+    pages.send(on_a, {"type": "event", "kind": "message", "text": "first, from a page on A"})
+    got = ok(r.mcp_b.call("inbox", {"since": start, "kinds": ["message"], "wait": 10}))
+    assert [i["text"] for i in got["items"]] == ["first, from a page on A"]
+    cursor = got["cursor"]
+    pages.send(on_c, {"type": "event", "kind": "message", "text": "second, from a page on C"})
+    # B's cursor, read on C: only the new item, nothing repeated, nothing missed
+    later = ok(r.mcp_c.call("inbox", {"since": cursor, "kinds": ["message"], "wait": 10}))
+    assert [i["text"] for i in later["items"]] == ["second, from a page on C"]
+    # and on A, from B's first cursor: both, in order, with the same ids
+    both = ok(r.mcp_a.call("inbox", {"since": start, "kinds": ["message"], "wait": 10}))
+    assert [i["text"] for i in both["items"]][:2] == ["first, from a page on A", "second, from a page on C"]
+    assert both["items"][0]["id"] == got["items"][0]["id"]
+    # an ack on C shows on B
+    ok(r.mcp_c.call("inbox", {"ack": [got["items"][0]["id"]], "limit": 1}))
+    wait_until(lambda: ok(r.mcp_b.call("inbox", {"since": start, "kinds": ["message"]}))["items"][0]["status"]
+               == "acked", 5, 0.05, what="ack shared")
+
+
+def test_owner_killed_mid_call_fails_fast_and_page_comes_back(replicas, redis_server, pages: PageLoop,
+                                                              tmp_path_factory) -> None:
+    r = replicas
+    doomed = BridgeProcess(tmp_path_factory.mktemp("replica-doomed"), "--cluster", redis_server.url).start()
+    try:
+        gate = pages.gate()
+        page = pages.connect(doomed.base, handler=gate.handler)
+        live_everywhere(r, page.page_id)
+        call = r.mcp_b.start("page_exec", {"code": "1+1", "pageId": page.page_id, "timeout": 60})
+        gate.next_frame(10)  # the call reached the page through the doomed replica
+        os.kill(doomed.proc.pid, signal.SIGKILL)
+        killed = time.monotonic()
+        result = call.result(10)
+        took = time.monotonic() - killed
+        assert result.is_error and "[page_disconnected]" in text_of(result), text_of(result)
+        assert took < 5, f"the caller waited {took:.1f} s"
+        # the page reconnects to C with its credentials and keeps its pageId
+        old_id = page.instance_id
+        page.base = r.c.base
+        pages.run(page.close())
+        pages.run(page.register(reclaim=True))  # what the real client does on every reconnect
+        assert page.instance_id == old_id and not page.reply.get("renamed")
+        page.handler = echo_handler
+        pages.run(page.connect())
+        live_everywhere(r, page.page_id)
+        assert rows_by_id(r.mcp_b)[page.page_id]["replica"] == rows_by_id(r.mcp_c)[page.page_id]["replica"]
+        again = ok(r.mcp_b.call("page_exec", {"code": "1+1", "pageId": page.page_id}))
+        assert again["result"] == 2
+    finally:
+        if doomed.proc is not None:
+            doomed.proc.wait(10)
+            doomed.proc = None
+
+
+def test_redis_stopped_and_restarted(replicas, redis_server: RedisServer, pages: PageLoop) -> None:
+    r = replicas
+    on_a = pages.connect(r.a.base)
+    on_b = pages.connect(r.b.base)
+    live_everywhere(r, on_a.page_id)
+    redis_server.stop()
+    try:
+        # a page on another replica: a named error, at once
+        started = time.monotonic()
+        far = r.mcp_b.call("page_exec", {"code": "1+1", "pageId": on_a.page_id})
+        assert far.is_error and "[cluster_unavailable]" in text_of(far), text_of(far)
+        assert time.monotonic() - started < 5
+        # a page on this replica: as without a cluster
+        assert ok(r.mcp_b.call("page_exec", {"code": "1+1", "pageId": on_b.page_id}))["result"] == 2
+        listed = ok(r.mcp_b.call("page_list"))
+        assert "[cluster_unavailable]" in listed["cluster"]
+        assert on_b.page_id in {p["pageId"] for p in listed["pages"]}
+    finally:
+        redis_server.start()
+    # Redis came back empty: every replica re-asserts its pages under their ids, and calls cross again
+    live_everywhere(r, on_a.page_id)
+    live_everywhere(r, on_b.page_id)
+    assert wait_until(lambda: not r.mcp_b.call("page_exec", {"code": "1+1", "pageId": on_a.page_id}).is_error,
+                      10, 0.1, what="cross-replica call after Redis restart")
+    assert ok(r.mcp_c.call("page_exec", {"code": "1+1", "pageId": on_b.page_id}))["result"] == 2
