@@ -158,7 +158,8 @@ class Cluster:
         """Claim one of our pages again after Redis came back (keeps its id unless another replica has it live)."""
         if not inst.secret:
             return
-        args = [keys.PREFIX, inst.id, keys.secret_hash(inst.secret), keys.secret_hash(inst.secret), "0", "",
+        # reclaim=1: it is ours and may look live (a second outage before its state was written again)
+        args = [keys.PREFIX, inst.id, keys.secret_hash(inst.secret), keys.secret_hash(inst.secret), "1", "",
                 self.rid, self.ttl_ms, int(time.time() * 1000), self._info(inst), inst.verified_origin,
                 "1" if self.registry._may_take(inst.id, inst.verified_origin) else "0",
                 keys.secret_hash(inst.secret)]
