@@ -13,6 +13,7 @@ from bridge.audit import Audit
 from bridge.clients import Clients
 from bridge.inbox import Inbox
 from bridge.pending import Pending, Waiter
+from bridge.progress import reporting
 from bridge.questions import Questions
 from bridge.protocol import CancelFrame, ExecFrame, ResultMsg, dump
 from bridge.ratelimit import RateLimit
@@ -198,6 +199,14 @@ class Dispatcher:
         """Run `command` in a resolved page/frame (waiting, bounded, while it reloads or its frame registers) and
         return (target, result); raise a named error otherwise."""
         timeout = min(timeout or self.settings.exec_timeout, self.settings.max_exec_timeout)
+        # page_wait's own limit is the wait's timeout (the call's is a little longer, for the answer to travel).
+        own = (params or {}).get("timeout") if command == "wait" else None
+        limit = float(own) if isinstance(own, (int, float)) and 0 < own < timeout else timeout
+        async with reporting(f"page {page_id or 'the live page'} to finish '{command}'", limit):
+            return await self._call(page_id, command, params, timeout)
+
+    async def _call(self, page_id: str | None, command: str, params: dict[str, Any] | None,
+                    timeout: float) -> tuple[Target, Any]:
         started = time.monotonic()
         if not self._ready(target):
             target = await self.target(target.page_id, timeout)
@@ -270,6 +279,10 @@ class Dispatcher:
     async def wait_reload(self, target: Target, before: object, timeout: float, grace: float = 1.0) -> bool:
         """After a navigation was started: wait until the page is back on a new connection (True), or, if it never
         left within `grace` seconds, conclude it navigated within the document (False). Bounded by `timeout`."""
+        async with reporting(f"page {target.page_id} to come back after navigating", timeout):
+            return await self._wait_reload(target, before, timeout, grace)
+
+    async def _wait_reload(self, target: Target, before: object, timeout: float, grace: float) -> bool:
         inst = target.inst
         deadline = time.monotonic() + timeout
         left_at = time.monotonic() + grace

@@ -7,6 +7,7 @@ import logging
 
 from bridge import errors
 from bridge.dispatch import Dispatcher, Target
+from bridge.progress import reporting
 from bridge.questions import Kind, Question
 from bridge.registry import Instance
 
@@ -24,7 +25,9 @@ async def ask(d: Dispatcher, target: Target, kind: Kind, text: str, choices: lis
         raise
     d.audit.human("question", f"{target.inst.id}/host", questionId=q.id, question=kind, text=text)
     try:
-        await asyncio.wait_for(asyncio.shield(q.future), wait)
+        what = "the human to answer the consent prompt" if kind == "consent" else f"the human to answer {text[:80]!r}"
+        async with reporting(f"{what} in {target.inst.id}/host", wait):
+            await asyncio.wait_for(asyncio.shield(q.future), wait)
         return q, True
     except TimeoutError:
         return q, False

@@ -19,6 +19,7 @@ from mcp.server.mcpserver import Context
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 
 from bridge.errors import BridgeError
+from bridge.progress import REQUEST
 from bridge.tools.page_handle import Page
 
 log = logging.getLogger("bridge.tools")
@@ -82,6 +83,7 @@ class Tool:
             args = dict(kwargs)
             if wants_ctx:
                 args["ctx"] = ctx
+            request = REQUEST.set(ctx)  # progress and elicitation reach the call's client through it
             try:
                 if takes_page:
                     first: Any = Page(dispatcher, dispatcher.resolve(args.pop("pageId", None)), ctx)
@@ -100,6 +102,8 @@ class Tool:
                                   "bug, not your arguments: retry once, then try another tool.", code="internal_error")
                 dispatcher.audit.tool_call(name, kwargs, (time.perf_counter() - started) * 1000, error=err)
                 return error_result(err)
+            finally:
+                REQUEST.reset(request)
             dispatcher.audit.tool_call(name, kwargs, (time.perf_counter() - started) * 1000, value=value)
             return as_result(value)
 
