@@ -202,10 +202,10 @@ class Dispatcher:
         # page_wait's own limit is the wait's timeout (the call's is a little longer, for the answer to travel).
         own = (params or {}).get("timeout") if command == "wait" else None
         limit = float(own) if isinstance(own, (int, float)) and 0 < own < timeout else timeout
-        async with reporting(f"page {page_id or 'the live page'} to finish '{command}'", limit):
-            return await self._call(page_id, command, params, timeout)
+        async with reporting(f"page {target.page_id} to finish '{command}'", limit):
+            return await self._call(target, command, params, timeout)
 
-    async def _call(self, page_id: str | None, command: str, params: dict[str, Any] | None,
+    async def _call(self, target: Target, command: str, params: dict[str, Any] | None,
                     timeout: float) -> tuple[Target, Any]:
         started = time.monotonic()
         if not self._ready(target):
