@@ -39,11 +39,15 @@ class Question:
 class Questions:
     def __init__(self) -> None:
         self.by_id: dict[str, Question] = {}
+        #: Cluster mode: told when a question opens (True) and when it closes (False).
+        self.observer: Any = None
 
     def ask(self, kind: Kind, text: str, instance_id: str, choices: list[str] | None = None, detail: str = "",
             human_only: bool = False) -> Question:
         q = Question("q" + secrets.token_hex(8), kind, text, instance_id, choices or [], detail, human_only=human_only)
         self.by_id[q.id] = q
+        if self.observer is not None:
+            self.observer(q, True)
         return q
 
     def answer(self, question_id: str, instance_id: str | None, answer: Any, via: str) -> Question | None:
@@ -55,12 +59,16 @@ class Questions:
             return None
         q.answer, q.via = answer, via
         q.future.set_result(answer)
+        if self.observer is not None:
+            self.observer(q, False)
         return q
 
     def open_for(self, instance_id: str) -> list[Question]:
         return [q for q in self.by_id.values() if q.open and q.instance_id == instance_id]
 
     def forget(self, q: Question) -> None:
+        was_open = q.open
         if q.open:
             q.future.cancel()
-        self.by_id.pop(q.id, None)
+        if self.by_id.pop(q.id, None) is not None and was_open and self.observer is not None:
+            self.observer(q, False)

@@ -122,6 +122,8 @@ def _str(data: dict[str, Any], name: str, limit: int, required: bool = True) -> 
 def snapshot(d: Dispatcher) -> dict[str, Any]:
     """Everything the cockpit shows besides the activity feed; never a secret."""
     questions = [_question_row(q) for q in d.questions.by_id.values() if q.open]
+    if d.cluster is not None:
+        questions += [_question_row(q) for q in d.cluster.questions.open_questions()]
     seen = d.audit.agent_seen  # any authenticated MCP request, from the first initialize on
     return {
         "pages": d.registry.page_rows() + (d.cluster.mirror_rows() if d.cluster is not None else []),
@@ -342,6 +344,9 @@ async def send_message(d: Dispatcher, data: dict[str, Any], request: Request) ->
 async def answer(d: Dispatcher, data: dict[str, Any], request: Request) -> dict[str, Any]:
     qid = _str(data, "questionId", 64)
     q = d.questions.by_id.get(qid or "")
+    remote = q is None and d.cluster is not None and d.cluster.questions.get(qid or "") is not None
+    if remote:
+        q = d.cluster.questions.get(qid or "")  # asked on another replica: that one settles it
     if q is None or not q.open:
         raise HTTPError(409, "not_open", "That question is no longer open (answered in the page, or it expired).")
     value = data.get("answer")
@@ -353,16 +358,25 @@ async def answer(d: Dispatcher, data: dict[str, Any], request: Request) -> dict[
         raise HTTPError(400, "bad_answer", "A text question takes a string (at most 8000 characters).")
     if q.kind == "pick":
         raise HTTPError(409, "pick_in_page", "A pick question is answered by clicking an element in the page.")
-    settled = d.questions.answer(q.id, None, value, "cockpit")
-    if settled is None:
+    if remote:
+        d.cluster.questions.forward(q.id, value, "cockpit", None)
+    elif not settle(d, q, value):
         raise HTTPError(409, "not_open", "That question was answered meanwhile.")
+    return {"questionId": q.id, "answered": True}
+
+
+def settle(d: Dispatcher, q: Question, value: Any) -> bool:
+    """The human answered `q` in a cockpit (this one, or another replica's): settle it, tell the agent, and take the
+    question off the page. False if it was answered meanwhile."""
+    if d.questions.answer(q.id, None, value, "cockpit") is None:
+        return False
     page_id = f"{q.instance_id}/host"
     if q.kind != "consent":
         shown = value if isinstance(value, str) else json.dumps(value)
         d.inbox.add("answer", f"{q.text} → {shown[:200]}", page_id,
                     {"questionId": q.id, "answer": value, "via": "cockpit"}, source="human")
     d.spawn(_dismiss_in_page(d, page_id, q.id))
-    return {"questionId": q.id, "answered": True}
+    return True
 
 
 async def _dismiss_in_page(d: Dispatcher, page_id: str, question_id: str) -> None:

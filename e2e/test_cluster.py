@@ -143,6 +143,28 @@ def test_inbox_is_one_feed_with_cursors_valid_everywhere(replicas, pages: PageLo
                == "acked", 5, 0.05, what="ack shared")
 
 
+def test_question_asked_on_b_is_answered_in_cs_cockpit(replicas, pages: PageLoop) -> None:
+    r = replicas
+    gate = pages.gate({"ok": True, "result": {"shown": True}})
+    page = pages.connect(r.a.base, handler=gate.handler)
+    live_everywhere(r, page.page_id)
+    asked = r.mcp_b.start("user_ask", {"pageId": page.page_id, "question": "Ship it?", "kind": "confirm", "wait": 30})
+    frame = gate.next_frame(10)  # B showed it in the page on A
+    gate.open()
+    qid = frame["params"]["questionId"]
+    with httpx.Client(base_url=r.c.base, timeout=10) as cockpit:
+        assert cockpit.get("/").status_code == 200  # the cockpit's cookie
+        headers = {"Origin": r.c.base, "Content-Type": "application/json"}
+        body = json.dumps({"questionId": qid, "answer": True})
+        # C's cockpit learns of B's question from the broadcast (bounded wait), then settles it on B
+        wait_until(lambda: cockpit.post("/cockpit/answer", content=body, headers=headers).status_code == 200, 10,
+                   0.05, what="the question in C's cockpit")
+    out = ok(asked.result(15))
+    assert out["answer"] is True and out["via"] == "cockpit"
+    answers = ok(r.mcp_a.call("inbox", {"kinds": ["answer"], "wait": 10}))["items"]
+    assert any(i["data"]["questionId"] == qid and i["from"] == "human" for i in answers)
+
+
 def test_owner_killed_mid_call_fails_fast_and_page_comes_back(replicas, redis_server, pages: PageLoop,
                                                               tmp_path_factory) -> None:
     r = replicas

@@ -23,6 +23,7 @@ from bridge.cluster import redis_state as keys
 from bridge.cluster.bus import DOWN, Bus, unavailable
 from bridge.cluster.inbox_sync import InboxSync
 from bridge.cluster.mirror import Mirror, RemoteInstance
+from bridge.cluster.questions_sync import QuestionSync
 from bridge.cluster.replica import Liveness
 from bridge.protocol import ErrorInfo, RegisterRequest, ResultMsg
 from bridge.registry import Instance, Registry, check_claims, port_of
@@ -54,6 +55,7 @@ class Cluster:
         self.liveness = Liveness(self.bus, self.rid, d.settings.base_url(), d.settings.page_ttl,
                                  self._local_live_ids, self.mirror.owners, self._owner_died)
         self.inbox = InboxSync(self.bus, d.inbox)
+        self.questions = QuestionSync(self.bus, d, self.rid)
         self.epochs: dict[str, int] = {}
         #: requestId -> (caller replica, instance id, expiry): exec frames we wrote for another replica's caller.
         self.relay: dict[str, tuple[str, str, float]] = {}
@@ -73,6 +75,7 @@ class Cluster:
     async def start(self) -> None:
         self.registry.observer = self._observe
         self.d.inbox.sink = self.inbox
+        self.d.questions.observer = self.questions.observe
         loop = asyncio.get_running_loop()
         try:
             await self.liveness.beat_once()
@@ -102,6 +105,7 @@ class Cluster:
             await self._reassert(inst)
         await self._resync()
         await self.inbox.resync()
+        await self.questions.resync()
 
     def _on_down(self) -> None:
         for inst in list(self.mirror.instances.values()):
@@ -480,3 +484,5 @@ class Cluster:
                 self._owner_died(str(msg.get("rid")))
         elif t in ("inbox", "mark"):
             self.inbox.handle(msg)
+        elif t in ("q_open", "q_close", "q_answer"):
+            self.questions.handle(msg)

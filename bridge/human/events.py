@@ -18,8 +18,9 @@ def page_event(d: Dispatcher, inst: Instance, msg: EventMsg) -> bool:
     page_id = f"{inst.id}/host"
     if msg.kind == "answer":
         q = d.questions.answer(msg.questionId or "", inst.id, msg.data.get("answer"), "page")
-        if q is None:
-            return False
+        if q is None:  # in a cluster, it may be another replica's question: that one settles it
+            return d.cluster is not None and d.cluster.questions.forward(msg.questionId or "", msg.data.get("answer"),
+                                                                         "page", inst.id)
         if q.kind != "consent":
             d.inbox.add("answer", f"{q.text} → {_short(q.answer)}", page_id,
                         {"questionId": q.id, "answer": q.answer, "via": "page"}, source="page")

@@ -1,0 +1,127 @@
+"""Shared questions: every replica's cockpit shows every open question, and an answer given anywhere (a cockpit,
+or the page the question shows in) settles it on the replica that asked, which holds the waiting future.
+
+Open questions are kept in one Redis hash (so a replica that joins later sees them) and announced on the broadcast
+channel; answers go to the asking replica's direct channel."""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import TYPE_CHECKING, Any
+
+from bridge.cluster import redis_state as keys
+from bridge.cluster.bus import DOWN, Bus
+from bridge.questions import Question
+
+if TYPE_CHECKING:
+    from bridge.dispatch import Dispatcher
+
+log = logging.getLogger("bridge.cluster")
+
+QUESTIONS = keys.PREFIX + "questions"
+
+
+def _encode(q: Question, owner: str) -> dict[str, Any]:
+    return {"id": q.id, "kind": q.kind, "text": q.text, "instance": q.instance_id, "choices": q.choices,
+            "detail": q.detail, "created": q.created, "humanOnly": q.human_only, "owner": owner}
+
+
+class QuestionSync:
+    def __init__(self, bus: Bus, d: Dispatcher, rid: str) -> None:
+        self.bus, self.d, self.rid = bus, d, rid
+        #: Open questions other replicas asked: id -> (question, owner replica). Their futures never settle here.
+        self.remote: dict[str, tuple[Question, str]] = {}
+
+    def get(self, qid: str) -> Question | None:
+        entry = self.remote.get(qid)
+        return entry[0] if entry else None
+
+    def open_questions(self) -> list[Question]:
+        return [q for q, _ in self.remote.values()]
+
+    # ---- ours -> everyone -----------------------------------------------------------------------------------
+
+    def observe(self, q: Question, opened: bool) -> None:
+        """Questions' observer: one of ours opened, or closed (answered, expired, dismissed)."""
+        self.d.spawn(self._announce(q, opened))
+
+    async def _announce(self, q: Question, opened: bool) -> None:
+        try:
+            if opened:
+                rec = _encode(q, self.rid)
+                await self.bus.redis.hset(QUESTIONS, q.id, json.dumps(rec))
+                await self.bus.publish(None, {"t": "q_open", "q": rec})
+            else:
+                await self.bus.redis.hdel(QUESTIONS, q.id)
+                await self.bus.publish(None, {"t": "q_close", "id": q.id})
+        except Exception as exc:  # cluster_unavailable: the question still works on this replica
+            log.info("cluster: question %s not shared: %s", q.id, exc)
+
+    async def resync(self) -> None:
+        try:
+            rows = await self.bus.redis.hgetall(QUESTIONS)
+        except DOWN as exc:
+            self.bus.went_down(exc)
+            return
+        self.remote.clear()
+        for raw in rows.values():
+            self._open(json.loads(raw))
+        for q in list(self.d.questions.by_id.values()):  # a restarted Redis forgot ours
+            if q.open and q.id not in rows:
+                self.observe(q, True)
+
+    # ---- everyone -> us -------------------------------------------------------------------------------------
+
+    def _open(self, rec: dict[str, Any]) -> None:
+        if rec.get("owner") == self.rid:
+            return
+        q = Question(str(rec["id"]), rec["kind"], str(rec["text"]), str(rec["instance"]), list(rec.get("choices") or []),
+                     str(rec.get("detail") or ""), float(rec.get("created") or 0), human_only=bool(rec.get("humanOnly")))
+        self.remote[q.id] = (q, str(rec.get("owner")))
+
+    def forward(self, qid: str, answer: Any, via: str, instance_id: str | None) -> bool:
+        """Send an answer for another replica's question to it. False if no such question is open."""
+        entry = self.remote.get(qid)
+        if entry is None:
+            return False
+        q, owner = entry
+        if instance_id is not None and q.instance_id != instance_id:
+            return False
+        self.d.spawn(self._send(owner, {"t": "q_answer", "id": qid, "answer": answer, "via": via,
+                                        "instance": instance_id}))
+        return True
+
+    async def _send(self, owner: str, msg: dict[str, Any]) -> None:
+        try:
+            await self.bus.publish(owner, msg)
+        except Exception as exc:
+            log.info("cluster: answer not delivered to %s: %s", owner, exc)
+
+    def handle(self, msg: dict[str, Any]) -> None:
+        t = msg.get("t")
+        if t == "q_open":
+            self._open(msg.get("q") or {})
+        elif t == "q_close":
+            entry = self.remote.pop(str(msg.get("id")), None)
+            if entry is not None and entry[0].open:
+                entry[0].future.cancel()
+        elif t == "q_answer":
+            self._answered(msg)
+
+    def _answered(self, msg: dict[str, Any]) -> None:
+        q = self.d.questions.by_id.get(str(msg.get("id")))
+        if q is None or not q.open:
+            return
+        if msg.get("via") == "cockpit":
+            from bridge.cockpit.routes import settle
+
+            settle(self.d, q, msg.get("answer"))
+            return
+        from bridge.human.events import page_event
+        from bridge.protocol import EventMsg
+
+        inst = self.d.lookup(str(msg.get("instance")))
+        if inst is not None:
+            page_event(self.d, inst, EventMsg(type="event", kind="answer", questionId=q.id,
+                                              data={"answer": msg.get("answer")}))
