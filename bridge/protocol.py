@@ -16,6 +16,33 @@ PROTOCOL_VERSION = 1
 ConsentClass = Literal["eval", "navigate", "submit"]
 
 
+class _Params(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class EvalParams(_Params):
+    """eval: the code the human is shown in the consent prompt is the code that runs, so it must be a string."""
+
+    code: Annotated[str, Field(strict=True, max_length=1_000_000)]
+    args: Any = None
+
+
+class NavigateParams(_Params):
+    """navigate: what the consent rule looks at (another origin?) is what the page does."""
+
+    action: Literal["goto", "back", "forward", "reload"] = "goto"
+    url: Annotated[str, Field(strict=True, max_length=8192)] | None = None
+
+
+class ActParams(BaseModel):
+    """act: the many action fields pass through; a dry run must be a real boolean (it decides whether consent is
+    asked, and the page reads it with JavaScript truthiness)."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+    dryRun: Annotated[bool, Field(strict=True)] = False
+    actions: list[dict[str, Any]] | None = None
+
+
 @dataclass(frozen=True)
 class Command:
     """One page command and its policy: the consent class it may need, whether it only reads, the tool that owns
@@ -26,20 +53,22 @@ class Command:
     consent: ConsentClass | None
     read_only: bool
     tool: str | None
+    #: The params model, checked before the policy runs (None: any object, the client checks).
+    params: type[BaseModel] | None = None
 
 
 #: Every command a client answers, with its policy. The client's COMMANDS table (inject/commands.js) names the same.
 COMMAND_TABLE: dict[str, Command] = {c.name: c for c in (
-    Command("eval", "eval", False, "page_exec"),
+    Command("eval", "eval", False, "page_exec", EvalParams),
     Command("ping", None, True, None),
     Command("frames", None, True, None),
     Command("location", None, True, None),
     Command("snapshot", None, True, "page_snapshot"),
     Command("find", None, True, "page_find"),
-    Command("act", "submit", False, "page_act"),  # only when the actions would submit a form (a dry run tells)
+    Command("act", "submit", False, "page_act", ActParams),  # only when the actions would submit a form (a dry run tells)
     Command("console", None, True, "page_console"),
     Command("wait", None, True, "page_wait"),
-    Command("navigate", "navigate", False, "page_navigate"),  # only when going to another origin
+    Command("navigate", "navigate", False, "page_navigate", NavigateParams),  # only when going to another origin
     Command("network", None, True, "page_network"),
     Command("source", None, True, "page_source"),
     Command("highlight", None, False, "page_highlight"),
@@ -213,7 +242,7 @@ class ProtocolError(ValueError):
     """A page sent something that is not a valid message; the text says what was wrong."""
 
 
-def _explain(exc: ValidationError) -> str:
+def explain(exc: ValidationError) -> str:
     return "; ".join(f"{'.'.join(map(str, e['loc'])) or 'body'}: {e['msg']}" for e in exc.errors()[:5])
 
 
@@ -225,7 +254,7 @@ def parse_register(raw: str | bytes) -> RegisterRequest:
     try:
         req = RegisterRequest.model_validate_json(raw)
     except ValidationError as exc:
-        raise ProtocolError(_explain(exc)) from None
+        raise ProtocolError(explain(exc)) from None
     if req.v != PROTOCOL_VERSION:
         raise VersionMismatch(f"this page's client speaks protocol {req.v}, the bridge speaks {PROTOCOL_VERSION}: "
                               "reload the page (hard reload, or clear the cached dbg_client.js) to get the bridge's "
@@ -237,7 +266,7 @@ def parse_up(raw: str | bytes | dict[str, Any]) -> UpMessage:
     try:
         return _up.validate_python(raw) if isinstance(raw, dict) else _up.validate_json(raw)
     except ValidationError as exc:
-        raise ProtocolError(_explain(exc)) from None
+        raise ProtocolError(explain(exc)) from None
 
 
 def dump(msg: _Msg) -> str:

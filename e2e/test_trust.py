@@ -33,8 +33,8 @@ def world(tmp_path_factory, browser):
     (root / "src").mkdir()
     (root / "src" / "App.jsx").write_text("export const App = () => null;\n")
     (root / ".env").write_text("API_KEY=hunter2\n")
-    record = root.parent / "editor-calls.txt"
-    stub = root.parent / "stub_editor.py"
+    here = tmp_path_factory.mktemp("editor")  # its own folder: other modules' stub editors write elsewhere
+    record, stub = here / "editor-calls.txt", here / "stub_editor.py"
     stub.write_text(f"import sys\nopen({str(record)!r}, 'a').write(' '.join(sys.argv[1:]) + '\\n')\n")
     proc = BridgeProcess(tmp_path_factory.mktemp("trust"), "--project-root", str(root), "--editor",
                          f"python3 {stub} {{file}}", "--consent-for", "submit", "--consent-wait", "20",

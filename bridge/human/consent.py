@@ -5,10 +5,12 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
+from pydantic import ValidationError
+
 from bridge import errors
 from bridge.dispatch import Dispatcher, Target
 from bridge.human.questions import ask, dismiss
-from bridge.protocol import COMMAND_TABLE
+from bridge.protocol import COMMAND_TABLE, explain
 
 CONSENT_ONCE, CONSENT_ORIGIN, CONSENT_DENY = "Allow once", "Allow on this origin", "Deny"
 
@@ -26,6 +28,17 @@ CONSENT_TEXT = {
 def origin_of(url: str) -> str:
     parts = urlsplit(url)
     return f"{parts.scheme}://{parts.netloc}"
+
+
+_C0_EDGES = "".join(map(chr, range(0x21)))
+
+
+def browser_join(base: str, url: str) -> str:
+    """Resolve `url` against `base` roughly as a browser's URL parser does for http(s) pages: leading and trailing
+    controls and spaces dropped, tabs and newlines removed, backslashes read as slashes. Only used to decide
+    whether a navigation leaves the origin; when in doubt it looks like another origin (and the human is asked)."""
+    cleaned = url.strip(_C0_EDGES).replace("\t", "").replace("\n", "").replace("\r", "").replace("\\", "/")
+    return urljoin(base, cleaned)
 
 
 def page_origin(target: Target) -> str:
@@ -78,10 +91,26 @@ def require_enabled(d: Dispatcher, command: str) -> None:
             code="tool_disabled")
 
 
+def checked_params(command: str, params: dict[str, Any]) -> dict[str, Any]:
+    """`params` as the command's params model reads them, or a bad_arguments error saying what is wrong."""
+    model = COMMAND_TABLE[command].params
+    if model is None:
+        return params
+    try:
+        return model.model_validate(params).model_dump(exclude_unset=True)
+    except ValidationError as exc:
+        raise errors.BridgeError(f"Bad params for the '{command}' command: {explain(exc)}. See docs/commands.md "
+                                 f"and the tool that owns it.", code="bad_arguments") from None
+
+
 async def guard(d: Dispatcher, target: Target, command: str, params: dict[str, Any], timeout: float) -> None:
-    """Apply `command`'s policy before it runs: refused if its tool is disabled, and its consent class asked for
-    when this call needs it (eval always; navigate to another origin; act when it would submit a form)."""
+    """Apply `command`'s policy before it runs: refused if its tool is disabled, its params checked (in place),
+    and its consent class asked for when this call needs it (eval always; navigate to another origin; act when it
+    would submit a form)."""
     require_enabled(d, command)
+    checked = checked_params(command, params)
+    params.clear()
+    params.update(checked)
     kind = COMMAND_TABLE[command].consent
     if kind is None or d.settings.no_consent or kind not in d.settings.consent_for:
         return
@@ -91,10 +120,10 @@ async def guard(d: Dispatcher, target: Target, command: str, params: dict[str, A
         if (params.get("action") or "goto") == "goto" and params.get("url"):
             frame = target.inst.frames.get(target.frame_id)
             here = (frame.url if frame is not None and frame.url else target.inst.url) or page_origin(target)
-            there = urljoin(here, str(params["url"]))
+            there = browser_join(here, params["url"])
             if origin_of(there) != page_origin(target):
                 await require_consent(d, target, "navigate", f"{here} → {there}")
-    elif kind == "submit" and not params.get("dryRun"):
+    elif kind == "submit" and params.get("dryRun") is not True:
         _, check = await d.call_page(target.page_id, "act", {**params, "dryRun": True}, timeout)
         submits = check.get("submits") if isinstance(check, dict) else None
         if submits:

@@ -152,3 +152,30 @@ def test_open_file_trust_picker_opens_at_once_but_never_a_secret(tmp_path: Path)
             items = (await b.ok("inbox", {"kinds": ["open_file"]}))["items"]
             assert items[0]["data"]["opened"] is True and items[1]["data"]["opened"] is False
     run(go())
+
+
+@pytest.mark.parametrize("url", ["\\\\evil.example/x", "\t//evil.example/", " //evil.example", "ht\ntp://evil.example/",
+                                 "javascript:alert(1)", "HTTP://evil.example"])
+def test_a_navigation_a_browser_would_take_off_the_origin_asks_first(tmp_path: Path, url):
+    async def go():
+        async with bridge(tmp_path, no_consent=False, consent_for=["navigate"]) as b:
+            shown: list[dict] = []
+            conn = b.connect_page(human(b, "Deny", log=shown))
+            text = await b.error("page_exec", {"command": "navigate", "params": {"url": url}})
+            assert "[consent_denied]" in text and not conn.execs("navigate") and len(shown) == 1
+    run(go())
+
+
+@pytest.mark.parametrize("command,params", [
+    ("navigate", {"url": ["http://evil.example/"]}),  # String([...]) in the page is the url; here it must be one
+    ("navigate", {"action": "GOTO", "url": "http://evil.example/"}),  # the page would treat it as goto
+    ("act", {"action": "click", "text": "Place order", "dryRun": "yes"}),
+    ("eval", {"code": ["alert(1)"]}),
+])
+def test_params_that_the_policy_and_the_page_would_read_differently_are_refused(tmp_path: Path, command, params):
+    async def go():
+        async with bridge(tmp_path, no_consent=False, consent_for=["eval", "navigate", "submit"]) as b:
+            conn = b.connect_page(human(b, "Allow once"))
+            text = await b.error("page_exec", {"command": command, "params": params})
+            assert "[bad_arguments]" in text and not conn.execs(command)
+    run(go())
