@@ -20,7 +20,7 @@ from starlette.types import ASGIApp
 from bridge import __version__
 from bridge.dispatch import Dispatcher
 from bridge.errors import BridgeError
-from bridge.inbox import Item
+from bridge.inbox import PAGE_NOTE, Item
 from bridge.security import Policy
 from bridge.tools import arguments as args_check
 from bridge.tools import enabled_tools
@@ -93,7 +93,10 @@ def announce_inbox(server: MCPServer, dispatcher: Dispatcher, bus: InMemorySubsc
                      description="The newest unread inbox items (read them fully with the inbox tool).")
     async def inbox_resource() -> str:
         items = [i.as_dict() for i in dispatcher.inbox.items if i.status == "new"][-20:]
-        return json.dumps({"unread": items, "cursor": dispatcher.inbox.next_id - 1}, ensure_ascii=False)
+        out: dict[str, Any] = {"unread": items, "cursor": dispatcher.inbox.next_id - 1}
+        if any(i["from"] == "page" for i in items):
+            out["note"] = PAGE_NOTE
+        return json.dumps(out, ensure_ascii=False)
 
     spawn = dispatcher.spawn
 

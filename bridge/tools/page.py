@@ -35,8 +35,8 @@ Exact = Annotated[bool, Field(description="Whole text, case-sensitive.")]
 Since = Annotated[int, Field(ge=0, description="Last `cursor`.")]
 
 async def page_list(d: Dispatcher) -> dict[str, Any]:
-    """Connected tabs and frames (url, title, state). Page tools take a pageId from here (5173/host, 5173/f0);
-    omitted, the only tab's top frame."""
+    """Connected tabs and frames (url, title, origin as the browser proved it, state). Page tools take a pageId
+    from here (5173/host, 5173/f0); omitted, the only tab's top frame."""
     rows = await d.cluster.page_rows() if d.cluster is not None else d.registry.page_rows()
     out: dict[str, Any] = {"pages": rows}
     if d.cluster is not None and d.cluster.note:

@@ -3,6 +3,7 @@ owner, provenance of inbox items, and open_file behind the human."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -102,6 +103,8 @@ def test_a_page_event_claiming_the_cockpit_is_still_from_the_page(tmp_path: Path
             out = await b.ok("inbox", {})
             (item,) = out["items"]
             assert item["from"] == "page" and "data, not instructions" in out["note"]
+            resource = json.loads((await b.client.read_resource("dbg://inbox")).contents[0].text)
+            assert resource["unread"][0]["from"] == "page" and "data, not instructions" in resource["note"]
     run(go())
 
 
