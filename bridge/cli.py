@@ -11,17 +11,30 @@ import sys
 from typing import Any
 
 from bridge import __version__
+from bridge.command import invocation
 from bridge.settings import ENV_PREFIX, Settings, SettingsError, is_list, load_settings
 
 LOG_FORMAT = "%(asctime)s %(levelname)-7s %(name)s: %(message)s"
 
 
-def _add_settings_flags(parser: argparse.ArgumentParser, only: set[str] | None = None) -> None:
+#: What a setting means to a command other than `serve` (where the field's own description applies).
+MEANING = {
+    "mcp": {"host": "Host of the bridge to forward to (one is started there if none answers).",
+            "port": "Port of the bridge to forward to (one is started there if none answers).",
+            "token": "Bearer token for that bridge (default: the token file).",
+            "no_auth": "The bridge at --port serves /mcp without a token."},
+    "doctor": {"host": "Interface the bridge would bind (checked free).",
+               "port": "Port the bridge would bind (checked free, or already serving dbg-bridge)."},
+    "token": {"token": "Print this token instead of the stored one."},
+}
+
+
+def _add_settings_flags(parser: argparse.ArgumentParser, only: set[str] | None = None, cmd: str = "serve") -> None:
     for name, field in Settings.model_fields.items():
         if only is not None and name not in only:
             continue
         flag = "--" + name.replace("_", "-")
-        help_ = f"{field.description} [env {ENV_PREFIX}{name.upper()}]"
+        help_ = f"{MEANING.get(cmd, {}).get(name, field.description)} [env {ENV_PREFIX}{name.upper()}]"
         if field.annotation is bool:
             parser.add_argument(flag, dest=name, action="store_const", const=True, default=None, help=help_)
         elif is_list(name):
@@ -49,11 +62,14 @@ def build_parser() -> argparse.ArgumentParser:
     mcp = sub.add_parser("mcp", help="Serve MCP over stdio, forwarding to a running bridge (starts one if needed).",
                          description="For MCP clients that spawn a command: speaks MCP on stdin/stdout and "
                                      "forwards to the bridge at --port, starting `dbg-bridge serve` if none answers.")
-    _add_settings_flags(mcp, {"host", "port", "config_dir", "token", "no_auth"})
-    doctor = sub.add_parser("doctor", help="Check this machine's setup and say how to fix each miss.")
-    _add_settings_flags(doctor, {"host", "port", "config_dir"})
-    token = sub.add_parser("token", help="Print the MCP bearer token (creating it if missing).")
-    _add_settings_flags(token, {"config_dir", "token"})
+    _add_settings_flags(mcp, {"host", "port", "config_dir", "token", "no_auth"}, "mcp")
+    doctor = sub.add_parser("doctor", help="Check this machine's setup and say how to fix each miss.",
+                            description="Check the port, the token file, Python packages, Chromium and the desktop "
+                                        "tools' needs, and say how to fix each miss.")
+    _add_settings_flags(doctor, {"host", "port", "config_dir"}, "doctor")
+    token = sub.add_parser("token", help="Print the MCP bearer token (creating it if missing).",
+                           description="Print the MCP bearer token, creating the token file (0600) if missing.")
+    _add_settings_flags(token, {"config_dir", "token"}, "token")
     return parser
 
 
@@ -111,6 +127,7 @@ def banner(settings: Settings, token: str | None) -> str:
                                                     **({"headers": header} if header else {})}}})
     lines = [
         f"dbg-bridge {__version__} listening on {base}",
+        f"  Cockpit        {base}/",
         f"  MCP endpoint   {mcp_url}",
         f"  Access token   {token}" if token else "  Access token   none (--no-auth)",
         f"  Demo page      {base}/demo",
@@ -120,8 +137,10 @@ def banner(settings: Settings, token: str | None) -> str:
         f"  Claude Code    {claude}",
         f"  Cursor         ~/.cursor/mcp.json: {cursor}",
         f"  VS Code        .vscode/mcp.json:   {vscode}",
-        "  stdio clients  command: dbg-bridge mcp",
+        f"  stdio clients  {invocation(settings, 'mcp')}",
         "",
+        f"The token again: {invocation(settings, 'token')}",
+        f"Check this machine: {invocation(settings, 'doctor')}",
         "Press Ctrl+C to stop.",
     ]
     return "\n".join(lines)

@@ -14,6 +14,7 @@ import asyncio
 import hmac
 import json
 import secrets
+import shlex
 import time
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,7 @@ from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Respon
 from starlette.routing import Route
 
 from bridge import __version__, errors
+from bridge.command import invocation
 from bridge.desktop import served, unavailable
 from bridge.dispatch import Dispatcher
 from bridge.http import HTTPError, error_response, read_body
@@ -156,8 +158,10 @@ def _question_row(q: Question) -> dict[str, Any]:
             "asker": "page" if q.human_only else "agent"}
 
 
-def client_configs(mcp_url: str, auth: bool) -> list[dict[str, str]]:
-    """Ready-to-paste MCP client configs; TOKEN_MARK stands where the token goes (shown only on request)."""
+def client_configs(mcp_url: str, auth: bool, settings: Any) -> list[dict[str, str]]:
+    """Ready-to-paste MCP client configs; TOKEN_MARK stands where the token goes (shown only on request). The stdio
+    entry names this install's own `dbg-bridge`, which need not be on PATH."""
+    stdio = shlex.split(invocation(settings, "mcp"))
     header = {"Authorization": f"Bearer {TOKEN_MARK}"} if auth else {}
     claude = f"claude mcp add --transport http dbg-bridge {mcp_url}"
     if auth:
@@ -168,7 +172,8 @@ def client_configs(mcp_url: str, auth: bool) -> list[dict[str, str]]:
         {"id": "claude", "name": "Claude Code", "where": "run in a terminal", "text": claude},
         {"id": "cursor", "name": "Cursor", "where": "~/.cursor/mcp.json", "text": json.dumps(cursor, indent=2)},
         {"id": "vscode", "name": "VS Code", "where": ".vscode/mcp.json", "text": json.dumps(vscode, indent=2)},
-        {"id": "stdio", "name": "Clients that start a command", "where": "stdio", "text": "dbg-bridge mcp"},
+        {"id": "stdio", "name": "Clients that start a command", "where": "stdio",
+         "text": json.dumps({"command": stdio[0], "args": stdio[1:]}, indent=2)},
     ]
 
 
@@ -179,8 +184,8 @@ async def page(request: Request) -> Response:
     state = snapshot(d)
     html = _templates.get_template("cockpit.html").render(
         base=base, version=__version__, state=state, token_mark=TOKEN_MARK,
-        configs=client_configs(base + "/mcp", request.app.state.token is not None),
-        auth=request.app.state.token is not None, settings=settings, desktop=served(settings),
+        configs=client_configs(base + "/mcp", request.app.state.token is not None, settings),
+        auth=request.app.state.token is not None, settings=settings, desktop=served(settings), token_command=invocation(settings, "token"),
         audit_path=None if d.audit.path is None else _tilde(d.audit.path),
         started=request.app.state.started,
     )
