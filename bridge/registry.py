@@ -58,6 +58,8 @@ class Instance:
     changed: asyncio.Event = field(default_factory=asyncio.Event, repr=False)
     #: The page's document is still parsing: frames it has not listed yet may still appear.
     frames_pending: bool = False
+    #: It held a channel at least once: a closed tab's reservation is not a registration flood.
+    ever_connected: bool = False
 
     @property
     def live(self) -> bool:
@@ -243,7 +245,7 @@ class Registry:
         return instance_id == str(port_of(origin) if origin else instance_id)
 
     def _admit(self, origin: str) -> None:
-        waiting = sum(1 for i in self.instances.values() if i.verified_origin == origin and not i.live)
+        waiting = sum(1 for i in self.instances.values() if i.verified_origin == origin and not i.ever_connected)
         if waiting >= self.max_pending:
             raise TooManyPages(f"{waiting} pages from {origin or 'clients without an Origin'} registered without "
                                "connecting; wait for them to connect or expire, then register again")
@@ -278,6 +280,7 @@ class Registry:
     def attach(self, inst: Instance, conn: Connection) -> None:
         old = inst.conn
         inst.conn, inst.state = conn, "live"
+        inst.ever_connected = True
         inst.touch()
         inst.notify()
         self._changed(inst)

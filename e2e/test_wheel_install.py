@@ -3,6 +3,7 @@ load a page in Chromium and run one page_exec through the installed bridge."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -20,6 +21,7 @@ pytestmark = pytest.mark.e2e
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The wheel `pip wheel .` builds from this checkout (what pipx, uv tool and a plain `pip install .` install)."""
     dist = tmp_path_factory.mktemp("dist")
+    shutil.rmtree(ROOT / "build", ignore_errors=True)  # setuptools reuses build/lib, stale files included
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dist), str(ROOT)], check=True,
                    timeout=300)
     return next(dist.glob("dbg_bridge-*.whl"))

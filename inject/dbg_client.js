@@ -19,6 +19,8 @@ const MAX_DEPTH = 12;
 const FRAME_READY_WAIT_MS = 5000;
 /** A tab that fell back to SSE tries the WebSocket again on a reconnect this long after the failure. */
 const WS_RETRY_MS = 60000;
+/** How long a WebSocket may take to open before the tab falls back to SSE. */
+const WS_OPEN_TIMEOUT_MS = 10000;
 /** Unacknowledged results: first retry after a failed POST, the wait for a WebSocket ack, the longest pause, and
  * how long past the call's own timeout a result is still worth sending. */
 const RESULT_RETRY_MS = 150;

@@ -97,14 +97,14 @@ function render(v, depth, seen, path) {
   }
 }
 
-/** Strings longer than this are cut, marked (console entries, say); a result lifts it to the whole result cap. */
+/** Strings longer than this are cut, marked (console entries, say); a result lifts it altogether. */
 let stringCap = MAX_STRING;
 
 /** Render a value and enforce the bridge's result cap (too big -> a result_too_large error): no string is cut
  * inside a result, so a value either arrives whole or fails by name. */
 function toResult(/** @type {any} */ value, /** @type {number} */ maxResult) {
   const saved = stringCap;
-  stringCap = Math.max(MAX_STRING, maxResult || 0);
+  stringCap = Infinity; // the size named in result_too_large is the real one
   let rendered;
   try { rendered = render(value, 0, new Map(), ''); } finally { stringCap = saved; }
   const size = JSON.stringify(rendered === undefined ? null : rendered).length;

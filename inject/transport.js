@@ -117,7 +117,9 @@ class BridgeClient {
     return new Promise((resolve) => {
       let opened = false;
       const ws = new WebSocket(this.base.replace(/^http/, 'ws') + '/bridge/ws' + this.query());
-      const timer = setTimeout(() => { if (!opened) { ws.close(); resolve(false); } }, 3000);
+      // A blocked WebSocket (a proxy, a policy) fails fast with an error; a slow handshake (many tabs opening at once
+      // on a busy machine) only needs time, so the fallback to SSE waits generously.
+      const timer = setTimeout(() => { if (!opened) { ws.close(); resolve(false); } }, WS_OPEN_TIMEOUT_MS);
       ws.onopen = () => {
         opened = true;
         clearTimeout(timer);

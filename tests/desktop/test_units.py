@@ -104,7 +104,7 @@ def test_desktop_settings_come_from_env_and_flags_and_are_checked(tmp_path):
 
 def test_turning_the_family_off_unregisters_its_tools():
     desktop = {t.name for t in TOOLS if t.name.startswith("desktop_")}
-    assert len(desktop) == 25
+    assert len(desktop) == 26  # desktop_read_text joined the 25
     assert desktop <= {t.name for t in enabled_tools(Settings())}
     assert not desktop & {t.name for t in enabled_tools(Settings(desktop_enabled=False))}
     kinds = {t.name: t.annotations for t in TOOLS if t.name in desktop}

@@ -18,6 +18,7 @@ from bridge.protocol import RegisterRequest, parse_up
 from bridge.registry import Instance
 from bridge.routes.page_channel import handle_up
 from bridge.settings import Settings
+from tests.support import run_async
 
 #: A page's answer to one exec frame: {"ok": True, "result": …} or {"ok": False, "error": {"code", "message"}}.
 Answer = dict[str, Any]
@@ -120,5 +121,6 @@ async def bridge(tmp: Path, **overrides: Any) -> AsyncIterator[Bridge]:
 
 
 def run(coro: Awaitable[Any], timeout: float = 30) -> Any:
-    """Run one test coroutine, bounded."""
-    return asyncio.run(asyncio.wait_for(coro, timeout))  # type: ignore[arg-type]
+    """Run one test coroutine on a fresh loop in its own thread, bounded (the session's sync Playwright may hold a
+    running loop on this thread)."""
+    return run_async(coro, timeout)

@@ -53,3 +53,4 @@ def test_every_part_is_listed_type_checked_and_small():
 def test_the_served_client_is_one_classic_script_in_one_iife():
     assert CLIENT.startswith("(function () {") and CLIENT.rstrip().endswith("})();")
     assert "import " not in CLIENT.split("\n", 3)[1] and "export " not in CLIENT
+

@@ -325,3 +325,14 @@ def test_a_blob_or_about_blank_document_of_the_origin_is_not_a_mismatch():
     assert blob.verified_origin == blank.verified_origin == VICTIM
     with pytest.raises(OriginMismatch):
         reg.register(req(url=f"blob:{ATTACKER}/1b2c"), VICTIM)
+
+
+def test_closed_tabs_of_one_origin_do_not_count_as_a_flood():
+    reg = Registry(ttl=60, max_pending=5)
+    for _ in range(20):  # a developer opening and closing tabs of the app: each one connected, then went away
+        tab, _ = reg.register(req(url=VICTIM + "/"), VICTIM)
+        conn = Conn()
+        reg.attach(tab, conn)
+        reg.detach(tab, conn)
+    tab, _ = reg.register(req(url=VICTIM + "/"), VICTIM)
+    assert not tab.live and len(reg.instances) == 21
