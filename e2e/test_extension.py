@@ -171,7 +171,7 @@ def test_a_site_that_is_not_enabled_does_not_get_the_client(site, chrome, dev, m
         same.wait_for_function(CONNECTED, timeout=15000)
         same.close()
         assert other.evaluate("typeof window.__dbg") == "undefined"
-        assert not any(r["origin"].startswith("http://localhost:") for r in ok(mcp.call("page_list"))["pages"])
+        assert not any(r["origin"] == f"http://localhost:{dev.port}" for r in ok(mcp.call("page_list"))["pages"])
     finally:
         other.close()
 

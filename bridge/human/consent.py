@@ -108,9 +108,10 @@ async def guard(d: Dispatcher, target: Target, command: str, params: dict[str, A
     and its consent class asked for when this call needs it (eval always; navigate to another origin; act when it
     would submit a form)."""
     require_enabled(d, command)
-    checked = checked_params(command, params)
-    params.clear()
-    params.update(checked)
+    if COMMAND_TABLE[command].params is not None:
+        checked = checked_params(command, params)
+        params.clear()
+        params.update(checked)
     kind = COMMAND_TABLE[command].consent
     if kind is None or d.settings.no_consent or kind not in d.settings.consent_for:
         return
