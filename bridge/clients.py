@@ -12,6 +12,8 @@ import anyio
 from mcp.shared.exceptions import MCPError
 from mcp.types import ClientCapabilities, SamplingCapability, SamplingMessage, TextContent
 
+from bridge.agents import Agents
+
 log = logging.getLogger("bridge.clients")
 
 #: Errors of a session that went away between our seeing it and our writing to it.
@@ -21,6 +23,8 @@ GONE = (anyio.ClosedResourceError, anyio.BrokenResourceError, RuntimeError, MCPE
 
 class Clients:
     def __init__(self) -> None:
+        #: Who called, for the cockpit (and notes said once per agent).
+        self.agents = Agents()
         self.calls = 0
         self.last_call: float | None = None
         #: Handshake-era sessions (a standing GET stream, server->client requests), newest last, keyed by the
@@ -32,8 +36,9 @@ class Clients:
     def sessions(self) -> list[Any]:
         return list(self._sessions.values())
 
-    def seen(self, ctx: Any) -> None:
+    def seen(self, ctx: Any, tool: str = "") -> None:
         """Called on every tool call with the SDK's Context."""
+        self.agents.seen(ctx, tool)
         self.calls += 1
         self.last_call = time.time()
         version = ctx.protocol_version or ""

@@ -38,6 +38,7 @@ class Item:
     def as_dict(self) -> dict[str, Any]:
         out = asdict(self)
         out = {"id": out.pop("id"), "kind": out.pop("kind"), "from": out.pop("source"), **out}
+        out["time"] = int(self.time * 1000)  # epoch ms, like every time an agent sees
         if not out["data"]:
             del out["data"]
         return out

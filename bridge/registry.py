@@ -369,7 +369,7 @@ class Registry:
             state = inst.state if expires is None else f"{inst.state} (expires in {expires:.0f} s)"
             base = {
                 "state": state,
-                "lastSeen": round(inst.last_seen, 3),
+                "lastSeen": int(inst.last_seen * 1000),  # epoch ms, like every time an agent sees
                 "channel": inst.conn.kind if inst.conn else None,
                 "attach": inst.attach,
             }

@@ -27,6 +27,7 @@ PARTS: tuple[str, ...] = (
     "overlay.js",
     "human_panel.js",
     "screenshot.js",
+    "agent_code.js",
     "commands.js",
     "frame_router.js",
     "transport.js",

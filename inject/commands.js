@@ -1,19 +1,6 @@
 // @ts-check
 // dbg-bridge page client, part: COMMANDS: name -> async (params, ctx) => result. Shares one IIFE with the other parts (inject/__init__.py).
 
-const AsyncFunction = Object.getPrototypeOf(async function () {}).constructor;
-
-/** @param {string} code */
-function compile(code) {
-  const expr = code.replace(/[\s;]+$/, '');
-  try {
-    return new AsyncFunction('args', 'signal', 'return (' + expr + '\n);');
-  } catch (e) {
-    if (!(e instanceof SyntaxError)) throw e;
-  }
-  return new AsyncFunction('args', 'signal', code);
-}
-
 /** The last whole tree taken with `full`, kept so the bridge can read it in slices. @type {{id: string, text: string}|null} */
 let lastFullTree = null;
 
@@ -43,20 +30,25 @@ const COMMANDS = {
   },
   async eval(params, ctx) {
     const code = String(params.code == null ? '' : params.code);
-    let fn;
+    let compiled;
     try {
-      fn = compile(code);
+      compiled = compile(code);
     } catch (e) {
       if (e instanceof EvalError || /unsafe-eval|Content Security Policy/i.test(String(/** @type {any} */ (e).message))) {
         throw new DbgError('csp_blocked', "This page's Content-Security-Policy forbids eval ('unsafe-eval' is not " +
           'allowed), so code cannot run here. Named commands (ping, location, frames) still work; in development, ' +
           "add 'unsafe-eval' to script-src to enable page_exec code.");
       }
-      if (e instanceof SyntaxError) throw new DbgError('syntax_error', 'SyntaxError: ' + e.message + '. Fix the code and retry.');
       throw e;
     }
     // `signal` in the code's scope aborts when the call is cancelled or times out (signal.aborted, 'abort' event).
-    return toResult(await fn.call(window, params.args, ctx.signal || new AbortController().signal), ctx.maxResult);
+    let value;
+    try {
+      value = await compiled.fn.call(window, params.args, ctx.signal || new AbortController().signal);
+    } catch (e) {
+      throw agentError(e, compiled.expr);
+    }
+    return toResult(value, ctx.maxResult);
   },
   async snapshot(params, ctx) {
     // a later slice of a whole tree taken with `full` (toFile): the bridge reads it in pieces under the result cap

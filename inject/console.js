@@ -9,12 +9,19 @@ const consoleLog = {
   max: 500,
   /** @param {string} level @param {any[]} args @param {string} [stack] */
   add(level, args, stack) {
+    // An Error logged as is (console.error(err)) reads as its message, and its own stack is the entry's stack.
+    const error = args.find((a) => a instanceof Error);
+    if (error && error.stack) stack = String(error.stack);
     const text = args.map((a) => {
       if (typeof a === 'string') return a;
+      if (a instanceof Error) return a.name + ': ' + a.message;
       try { return JSON.stringify(render(a, 0, new Map(), '')); } catch (_) { return String(a); }
     }).join(' ');
+    // the client's own frames (this console wrapper) are not the app's
+    const frames = stack ? String(stack).split('\n').filter((l) => !/dbg_client\.js/.test(l) && (/^\s+at /.test(l) ||
+      !/^\w*Error\b/.test(l))).join('\n') : '';
     this.entries.push({ seq: ++this.seq, level, text: clip(text, 4000), time: Date.now(), url: location.href,
-      stack: stack ? String(stack).slice(0, 4000) : undefined });
+      stack: frames ? frames.slice(0, 4000) : undefined });
     if (this.entries.length > this.max) this.entries.splice(0, this.entries.length - this.max);
   },
   install() {

@@ -89,6 +89,7 @@ function render(v, depth, seen, path) {
       if (count++ >= MAX_ITEMS) { out['[…]'] = 'more keys'; break; }
       let val;
       try { val = v[key]; } catch (e) { val = '[Throws: ' + /** @type {Error} */ (e).message + ']'; }
+      if (val === undefined) continue; // absent means absent, as in JSON
       out[key] = render(val, depth + 1, seen, path + '.' + key);
     }
     return out;

@@ -91,8 +91,9 @@ async function trustedAct(el, a, kind) {
 /** @param {string} before @param {string} after */
 function diffLines(before, after) {
   const a = new Set(before.split('\n')), b = new Set(after.split('\n'));
-  const removed = before.split('\n').filter((l) => !b.has(l)).map((l) => '- ' + l.trim());
-  const added = after.split('\n').filter((l) => !a.has(l)).map((l) => '+ ' + l.trim());
+  const bare = (/** @type {string} */ l) => l.trim().replace(/^- /, ''); // the tree's own '- ' would read '- - button'
+  const removed = before.split('\n').filter((l) => !b.has(l)).map((l) => '- ' + bare(l));
+  const added = after.split('\n').filter((l) => !a.has(l)).map((l) => '+ ' + bare(l));
   const all = removed.concat(added);
   return all.length > 30 ? all.slice(0, 30).concat(['… ' + (all.length - 30) + ' more changed line(s)']) : all;
 }

@@ -78,7 +78,7 @@ class Tool:
 
         @functools.wraps(handler)
         async def bound(ctx: Context, **kwargs: Any) -> CallToolResult:
-            dispatcher.clients.seen(ctx)
+            dispatcher.clients.seen(ctx, name)
             started = time.perf_counter()
             args = dict(kwargs)
             if wants_ctx:

@@ -191,6 +191,9 @@ async def page_act(
                                           "nth": nth, "exact": exact, "value": value, "key": key,
                                           "to": to}.items() if v is not None})
     out = await page.run("act", params, timeout)  # asks first if it would submit a form
+    for note in ("untrusted", "trusted"):  # what kind of input it was: said the first time, not in every answer
+        if note in out and not page.first_time(f"page_act.{note}"):
+            del out[note]
     return {"pageId": page.page_id, **out}
 
 

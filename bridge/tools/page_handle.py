@@ -69,6 +69,10 @@ class Page:
         """After starting a navigation: True once the tab is back on a new channel, False if it never left."""
         return await self._d.wait_reload(self.target, before, timeout)
 
+    def first_time(self, note: str) -> bool:
+        """True the first time the calling agent is told `note` (notes are said once per session, not per answer)."""
+        return self.ctx is None or self._d.clients.agents.first_time(self.ctx, note)
+
     def frame(self, frame_id: str) -> Page:
         """Another frame of the same tab (`host` for the top document)."""
         return Page(self._d, self._d.resolve(f"{self.target.inst.id}/{frame_id}"), self.ctx)

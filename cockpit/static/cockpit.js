@@ -114,8 +114,8 @@
     setText(/** @type {Element} */ (tr.querySelector('.attach')), p.attach || '');
     setText(/** @type {Element} */ (tr.querySelector('.channel')), p.channel || '—');
     const seen = /** @type {HTMLElement} */ (tr.querySelector('.ago'));
-    seen.setAttribute('data-time', String(p.lastSeen));
-    setText(seen, ago(p.lastSeen));
+    seen.setAttribute('data-time', String(p.lastSeen / 1000));
+    setText(seen, ago(p.lastSeen / 1000));
     const wanted = isLive ? (p.crossOrigin ? '' : 'highlight') : p.parent ? '' : 'forget';
     const actions = /** @type {HTMLElement} */ (tr.querySelector('.actions'));
     if (actions.dataset.shows !== wanted) {

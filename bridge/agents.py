@@ -1,0 +1,73 @@
+"""The agents (MCP clients) that called this bridge, as the human sees them in the cockpit: name and version from
+`initialize` (or, on 2026-07-28, from each request's envelope), protocol era, calls and last call. Also what each
+one has been told once already (notes an answer carries only the first time)."""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+MAX_AGENTS = 64
+
+
+@dataclass
+class Agent:
+    name: str
+    version: str
+    era: str
+    calls: int = 0
+    first: float = field(default_factory=time.time)
+    last: float = field(default_factory=time.time)
+    last_tool: str = ""
+    told: set[str] = field(default_factory=set)
+
+    def row(self) -> dict[str, Any]:
+        return {"name": self.name, "version": self.version, "era": self.era, "calls": self.calls,
+                "firstCall": self.first, "lastCall": self.last, "lastTool": self.last_tool}
+
+
+def identity(ctx: Any) -> tuple[Any, str, str, str]:
+    """(key, name, version, era) of the client behind a request context. A 2025-11-25 session is its SDK connection;
+    a 2026-07-28 client has no session, so it is its name and version."""
+    era = ctx.protocol_version or "unknown"
+    session = getattr(ctx, "session", None)
+    conn = getattr(session, "_connection", session)
+    params = getattr(conn, "client_params", None)
+    info = getattr(params, "client_info", None)
+    name = str(getattr(info, "name", "") or "unnamed client")
+    version = str(getattr(info, "version", "") or "")
+    key: Any = ("session", id(conn)) if era < "2026" and conn is not None else ("client", name, version, era)
+    return key, name, version, era
+
+
+class Agents:
+    def __init__(self) -> None:
+        self._by_key: OrderedDict[Any, Agent] = OrderedDict()
+
+    def seen(self, ctx: Any, tool: str = "") -> Agent:
+        key, name, version, era = identity(ctx)
+        agent = self._by_key.get(key)
+        if agent is None:
+            agent = self._by_key[key] = Agent(name, version, era)
+        agent.calls += 1
+        agent.last = time.time()
+        agent.last_tool = tool or agent.last_tool
+        self._by_key.move_to_end(key)
+        while len(self._by_key) > MAX_AGENTS:
+            self._by_key.popitem(last=False)
+        return agent
+
+    def first_time(self, ctx: Any, note: str) -> bool:
+        """True the first time this agent (session) is told `note`; False after."""
+        key, name, version, era = identity(ctx)
+        agent = self._by_key.get(key) or self.seen(ctx)
+        if note in agent.told:
+            return False
+        agent.told.add(note)
+        return True
+
+    def rows(self) -> list[dict[str, Any]]:
+        """Newest call first."""
+        return [a.row() for a in reversed(self._by_key.values())]
