@@ -410,6 +410,9 @@ async def forget(d: Dispatcher, data: dict[str, Any], request: Request) -> dict[
     inst = _known_instance(d, page_id)
     if inst.live:
         raise HTTPError(409, "page_live", f"Page {inst.id} is connected; only a disconnected page can be forgotten.")
+    if d.registry.instances.get(inst.id) is not inst:
+        raise HTTPError(409, "remote_page", f"Page {inst.id} is held by another replica of the team bridge; forget it "
+                                            "in that replica's cockpit (its row says which replica).")
     d.registry.forget(inst)
     d.audit.human("cockpit", f"{inst.id}/host", action="forget")
     return {"forgotten": f"{inst.id}/host"}
@@ -417,7 +420,7 @@ async def forget(d: Dispatcher, data: dict[str, Any], request: Request) -> dict[
 
 def _known_instance(d: Dispatcher, page_id: str) -> Any:
     parts = split_page_id(page_id)
-    inst = d.registry.instances.get(parts[0]) if parts else None
+    inst = d.lookup(parts[0]) if parts else None
     if inst is None:
         raise HTTPError(404, "unknown_page", f"No page '{page_id}' is known. The sessions list shows the pages.")
     return inst

@@ -221,6 +221,15 @@ def test_redis_stopped_and_restarted(replicas, redis_server: RedisServer, pages:
     # Redis came back empty: every replica re-asserts its pages under their ids, and calls cross again
     live_everywhere(r, on_a.page_id)
     live_everywhere(r, on_b.page_id)
-    assert wait_until(lambda: not r.mcp_b.call("page_exec", {"code": "1+1", "pageId": on_a.page_id}).is_error,
-                      10, 0.1, what="cross-replica call after Redis restart")
+    last: list[str] = []
+
+    def crosses() -> bool:
+        res = r.mcp_b.call("page_exec", {"code": "1+1", "pageId": on_a.page_id, "timeout": 3})
+        last[:] = [text_of(res)]
+        return not res.is_error
+
+    try:
+        wait_until(crosses, 10, 0.1, what="cross-replica call after Redis restart")
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}; last answer: {last}") from None
     assert ok(r.mcp_c.call("page_exec", {"code": "1+1", "pageId": on_b.page_id}))["result"] == 2

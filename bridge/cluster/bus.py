@@ -9,7 +9,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from redis.asyncio import Redis
+from redis.asyncio import BlockingConnectionPool, Redis
 from redis.backoff import NoBackoff
 from redis.exceptions import RedisError
 from redis.retry import Retry
@@ -35,9 +35,12 @@ class Bus:
                  on_up: Callable[[], Awaitable[None]], on_down: Callable[[], None]) -> None:
         self.rid = rid
         # Fail fast: a call must not hang on a dead Redis (one retry, for a pooled connection a restarted Redis
-        # closed); the subscriber loop reconnects by itself.
-        self.redis = Redis.from_url(url, decode_responses=True, socket_connect_timeout=1.0, socket_timeout=3.0,
-                                    retry=Retry(NoBackoff(), 1), health_check_interval=0)
+        # closed); the subscriber loop reconnects by itself. A bounded pool: a burst of registrations queues for a
+        # connection instead of opening hundreds at once (which, on a loaded machine, time out connecting).
+        pool = BlockingConnectionPool.from_url(url, max_connections=48, timeout=5.0, decode_responses=True,
+                                               socket_connect_timeout=2.0, socket_timeout=5.0,
+                                               retry=Retry(NoBackoff(), 1), health_check_interval=0)
+        self.redis = Redis(connection_pool=pool)
         self.handle, self.on_up, self.on_down = handle, on_up, on_down
         self.up = False
         self._task: asyncio.Task[None] | None = None
@@ -60,10 +63,12 @@ class Bus:
             self.up = False
             self.on_down()
 
-    async def publish(self, rid: str | None, msg: dict[str, Any]) -> None:
-        """Send `msg` to one replica (rid) or to all (None); raises cluster_unavailable when Redis is down."""
+    async def publish(self, rid: str | None, msg: dict[str, Any]) -> int:
+        """Send `msg` to one replica (rid) or to all (None): how many subscribers got it (0: that replica is not
+        listening, being dead or reconnecting). Raises cluster_unavailable when Redis is down."""
         try:
-            await self.redis.publish(keys.channel(rid) if rid else keys.ALL, json.dumps(msg, separators=(",", ":")))
+            return int(await self.redis.publish(keys.channel(rid) if rid else keys.ALL,
+                                                json.dumps(msg, separators=(",", ":"))))
         except DOWN as exc:
             self.went_down(exc)
             raise unavailable("sending to another replica") from None

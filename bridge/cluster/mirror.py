@@ -22,6 +22,7 @@ class RemoteConnection:
 
     def __init__(self, owner: str, kind: str, send: Callable[[str, str, str], Awaitable[None]], iid: str) -> None:
         self.owner, self.kind, self._send, self.iid = owner, kind, send, iid
+        self.epoch = 0
 
     async def send(self, text: str) -> None:
         await self._send(self.owner, self.iid, text)
@@ -103,7 +104,13 @@ class Mirror:
             inst.frames = frames_of(info)
         inst.state = state if connected else "reconnecting"  # type: ignore[assignment]
         kind = str(info.get("channel") or "ws")
-        inst.conn = RemoteConnection(owner, kind, self.send, iid) if connected else None
+        old = inst.conn
+        if not connected:
+            inst.conn = None
+        elif not isinstance(old, RemoteConnection) or old.owner != owner or old.epoch != epoch:
+            # A new connection object only for a new channel (page_navigate waits for the page on a new one).
+            inst.conn = RemoteConnection(owner, kind, self.send, iid)
+            inst.conn.epoch = epoch
         inst.last_seen = since_ms / 1000 if since_ms else time.time()
         if not connected:
             # The reservation clock: since it went away, as the owner recorded it.

@@ -20,12 +20,14 @@ from typing import TYPE_CHECKING, Any
 
 from bridge import errors
 from bridge.cluster import redis_state as keys
+from bridge.cluster.approvals import SharedApprovals
+from bridge.cluster.calls import Calls
 from bridge.cluster.bus import DOWN, Bus, unavailable
 from bridge.cluster.inbox_sync import InboxSync
 from bridge.cluster.mirror import Mirror, RemoteInstance
 from bridge.cluster.questions_sync import QuestionSync
 from bridge.cluster.replica import Liveness
-from bridge.protocol import ErrorInfo, RegisterRequest, ResultMsg
+from bridge.protocol import RegisterRequest
 from bridge.registry import Instance, Registry, check_claims, port_of
 
 if TYPE_CHECKING:
@@ -48,7 +50,12 @@ class Cluster:
         self.registry: Registry = d.registry
         self.rid = "r" + secrets.token_hex(4)
         self.bus = Bus(url, self.rid, self._handle, self._on_up, self._on_down)
-        self.mirror = Mirror(self.rid, self._send_down, self._lost)
+        self.calls = Calls(d, self.bus, self.rid)
+        self.mirror = Mirror(self.rid, self.calls.send_down, self._lost)
+        self.calls.mirror = self.mirror
+        #: Hooks the page channel calls (see calls.py).
+        self.relay_result, self.authenticate, self.forward_up = (self.calls.relay_result, self.calls.authenticate,
+                                                                 self.calls.forward_up)
         #: Rows of remote pages in the registry's own format (its page_rows over the mirror's dict).
         self.view = Registry(d.settings.page_ttl)
         self.view.instances = self.mirror.instances  # type: ignore[assignment]
@@ -56,9 +63,8 @@ class Cluster:
                                  self._local_live_ids, self.mirror.owners, self._owner_died)
         self.inbox = InboxSync(self.bus, d.inbox)
         self.questions = QuestionSync(self.bus, d, self.rid)
+        self.approvals = SharedApprovals(self.bus, d.spawn, d.approved_origins)
         self.epochs: dict[str, int] = {}
-        #: requestId -> (caller replica, instance id, expiry): exec frames we wrote for another replica's caller.
-        self.relay: dict[str, tuple[str, str, float]] = {}
         self._dirty: dict[str, Instance] = {}
         self._released: dict[str, int] = {}
         self._wake = asyncio.Event()
@@ -76,6 +82,7 @@ class Cluster:
         self.registry.observer = self._observe
         self.d.inbox.sink = self.inbox
         self.d.questions.observer = self.questions.observe
+        self.d.approved_origins = self.approvals
         loop = asyncio.get_running_loop()
         try:
             await self.liveness.beat_once()
@@ -106,6 +113,7 @@ class Cluster:
         await self._resync()
         await self.inbox.resync()
         await self.questions.resync()
+        await self.approvals.resync()
 
     def _on_down(self) -> None:
         for inst in list(self.mirror.instances.values()):
@@ -148,8 +156,13 @@ class Cluster:
                     break
         except DOWN as exc:
             self.bus.went_down(exc)
-            log.warning("cluster: registering %s on this replica only (Redis unreachable)", req.url)
-            return self.registry.register(req, origin)
+            if keep:  # a page this replica already holds (a reload): its id is ours, the local rules apply
+                inst, renamed = self.registry.register(req, origin)
+                if not renamed:
+                    return inst, False
+                self.registry.forget(inst)  # a fresh id needs the cluster
+            # A new id needs the cluster (it must be unique in it): the client retries until Redis is back.
+            raise unavailable("registering this page") from None
         if not got:
             raise errors.BridgeError("No free pageId found; retry.", code="cluster_busy")
         iid, epoch, renamed = str(got[0]), int(got[1]), bool(int(got[2]))
@@ -272,9 +285,7 @@ class Cluster:
         hit = self.mirror.owner_died(owner)
         if hit:
             log.info("cluster: replica %s is gone; %d of its pages are reconnecting", owner, len(hit))
-        for rid, (caller, _iid, _exp) in list(self.relay.items()):
-            if caller == owner:
-                del self.relay[rid]
+        self.calls.forget_caller(owner)
 
     async def _resync_loop(self) -> None:
         while True:
@@ -285,10 +296,7 @@ class Cluster:
                 await self._resync()
             except DOWN as exc:
                 self.bus.went_down(exc)
-            now = time.monotonic()
-            for rid, (_c, _i, exp) in list(self.relay.items()):
-                if exp < now:
-                    del self.relay[rid]
+            self.calls.expire()
 
     async def _records(self) -> list[tuple[str, dict[str, str], int]]:
         """Every instance key, through the index in batches: (id, fields, pttl). Drops index entries that expired."""
@@ -355,7 +363,7 @@ class Cluster:
         for iid, f, pttl in records:
             if iid in self.registry.instances and f.get("owner") == self.rid:
                 continue
-            mirror = Mirror(self.rid, self._send_down, lambda *_: None)
+            mirror = Mirror(self.rid, self.calls.send_down, lambda *_: None)
             mirror.dead = set() if f.get("owner") in alive else {f.get("owner", "")}
             inst = mirror.apply(iid, f.get("owner", ""), int(f.get("epoch", 0)), f.get("state", "reconnecting"),
                                 float(f.get("since", 0)), f.get("info"))
@@ -374,96 +382,14 @@ class Cluster:
         return [{**r, "replica": self.mirror.instances[r["pageId"].split("/")[0]].owner}
                 for r in self.view.page_rows()]
 
-    # ---- calls between replicas -----------------------------------------------------------------------------
-
-    async def _send_down(self, owner: str, iid: str, text: str) -> None:
-        """A frame for a page another replica owns (RemoteConnection.send)."""
-        await self.bus.publish(owner, {"t": "down", "id": iid, "from": self.rid, "text": text})
-
-    def relay_result(self, iid: str, msg: ResultMsg) -> bool:
-        """A result from one of our pages that no local caller waits for: hand it to the replica that asked."""
-        entry = self.relay.pop(msg.requestId, None)
-        if entry is None or entry[1] != iid:
-            return False
-        self.d.spawn(self._publish_quietly(entry[0], {"t": "result", "id": iid,
-                                                      "msg": msg.model_dump(mode="json", exclude_none=True)}))
-        return True
-
-    async def _publish_quietly(self, rid: str | None, msg: dict[str, Any]) -> None:
-        try:
-            await self.bus.publish(rid, msg)
-        except errors.BridgeError as exc:
-            log.info("cluster: could not send %s to %s: %s", msg.get("t"), rid, exc)
-
-    def _fail(self, caller: str, iid: str, request_id: str, code: str, text: str) -> None:
-        self.d.spawn(self._publish_quietly(caller, {"t": "fail", "id": iid, "rid": request_id, "code": code,
-                                                    "message": text}))
-
-    async def _write_down(self, inst: Instance, text: str, caller: str, request_id: str | None) -> None:
-        try:
-            assert inst.conn is not None
-            await inst.conn.send(text)
-        except (ConnectionError, AssertionError):
-            if request_id:
-                self.relay.pop(request_id, None)
-                self._fail(caller, inst.id, request_id, "page_disconnected",
-                           f"Page {inst.id} dropped its connection as the command was sent. Call page_list and retry.")
-
-    def _on_down_frame(self, msg: dict[str, Any]) -> None:
-        iid, caller, text = str(msg.get("id")), str(msg.get("from")), str(msg.get("text"))
-        try:
-            frame = json.loads(text)
-        except ValueError:
-            return
-        request_id = frame.get("requestId") if frame.get("type") == "exec" else None
-        inst = self.registry.instances.get(iid)
-        if inst is None or not inst.live:
-            if request_id:
-                self._fail(caller, iid, request_id, "page_disconnected",
-                           f"Page {iid} is not connected to its replica any more; it keeps its pageId while it "
-                           "reconnects. Call page_list and retry.")
-            return
-        if request_id:
-            self.relay[request_id] = (caller, iid, time.monotonic() + float(frame.get("timeout") or 30) + 10)
-        self.d.spawn(self._write_down(inst, text, caller, request_id))
-
-    async def authenticate(self, iid: str, secret: str) -> RemoteInstance | None:
-        """A page POSTed to this replica but is owned by another: check its secret against the stored hash."""
-        try:
-            owner, sh = await self.bus.redis.hmget(keys.inst_key(iid), ["owner", "sh"])
-        except DOWN as exc:
-            self.bus.went_down(exc)
-            raise unavailable("checking that page's credentials") from None
-        if not owner or owner == self.rid or not keys.secret_matches(sh or "", secret):
-            return None
-        return self.mirror.get(iid) or RemoteInstance(id=iid, secret="", owner=owner)
-
-    async def forward_up(self, inst: RemoteInstance, data: dict[str, Any]) -> None:
-        """Hand a page's message (a result POSTed here, say) to its owner, without its credentials."""
-        body = {k: v for k, v in data.items() if k not in ("instanceId", "secret")}
-        await self.bus.publish(inst.owner, {"t": "up", "id": inst.id, "msg": body})
-
-    def _on_up_message(self, msg: dict[str, Any]) -> None:
-        from bridge import protocol
-        from bridge.routes.page_channel import handle_up
-
-        inst = self.registry.instances.get(str(msg.get("id")))
-        if inst is None:
-            return
-        try:
-            up = protocol.parse_up(msg.get("msg") or {})
-        except protocol.ProtocolError:
-            return
-        handle_up(self.d, inst, up)
-
     # ---- the bus --------------------------------------------------------------------------------------------
 
     def _handle(self, msg: dict[str, Any]) -> None:
         t = msg.get("t")
         if t == "result":
-            self.d.pending.resolve(str(msg.get("id")), ResultMsg.model_validate(msg.get("msg") or {}))
+            self.calls.on_result(msg)
         elif t == "down":
-            self._on_down_frame(msg)
+            self.calls.on_down_frame(msg)
         elif t == "page":
             iid, owner = str(msg.get("id")), str(msg.get("owner"))
             self.mirror.dead.discard(owner)  # it just wrote this: it is alive
@@ -474,11 +400,9 @@ class Cluster:
             if msg.get("owner") != self.rid:
                 self.mirror.drop(str(msg.get("id")))
         elif t == "fail":
-            self.d.pending.resolve(str(msg.get("id")), ResultMsg(
-                requestId=str(msg.get("rid")), ok=False,
-                error=ErrorInfo(code=str(msg.get("code") or "page_disconnected"), message=str(msg.get("message")))))
+            self.calls.on_fail(msg)
         elif t == "up":
-            self._on_up_message(msg)
+            self.calls.on_up_message(msg)
         elif t == "replica_down":
             if msg.get("rid") != self.rid:
                 self._owner_died(str(msg.get("rid")))
@@ -486,3 +410,5 @@ class Cluster:
             self.inbox.handle(msg)
         elif t in ("q_open", "q_close", "q_answer"):
             self.questions.handle(msg)
+        elif t == "approval":
+            self.approvals.handle(msg)

@@ -143,6 +143,8 @@ async def register(request: Request) -> Response:
     except TooManyPages as exc:
         log.warning("refused a register: %s", exc)
         return error_response(429, "too_many_pages", f"Refused: {exc}.", headers={"Retry-After": "10"})
+    except errors.BridgeError as exc:  # cluster_unavailable: the client retries
+        return error_response(503, exc.code, str(exc).split("] ", 1)[-1], headers={"Retry-After": "1"})
     if was is inst and was_live:
         d.page_reloaded(inst)
     log.info("page %s registered (%s)%s", inst.id, inst.url, " as a new tab" if renamed else "")
