@@ -245,10 +245,15 @@ class Registry:
         return instance_id == str(port_of(origin) if origin else instance_id)
 
     def _admit(self, origin: str) -> None:
-        waiting = sum(1 for i in self.instances.values() if i.verified_origin == origin and not i.ever_connected)
+        mine = [i for i in self.instances.values() if i.verified_origin == origin and not i.live]
+        waiting = sum(1 for i in mine if not i.ever_connected)
         if waiting >= self.max_pending:
             raise TooManyPages(f"{waiting} pages from {origin or 'clients without an Origin'} registered without "
                                "connecting; wait for them to connect or expire, then register again")
+        # Closed tabs keep their ids for the TTL; connecting once and leaving is no way around the cap either.
+        if len(mine) >= 16 * self.max_pending:
+            raise TooManyPages(f"{len(mine)} pages from {origin or 'clients without an Origin'} are disconnected and "
+                               "still reserved; wait for them to expire (or forget them in the cockpit)")
 
     def _describe(self, inst: Instance, req: RegisterRequest) -> Instance:
         inst.url, inst.title, inst.attach = req.url, req.title, req.attach

@@ -66,8 +66,9 @@ class Settings(BaseModel):
     open_file_per_minute: int = Field(6, ge=1, le=600, description="open_file requests a page origin may send a "
                                                                    "minute; more are refused (429).")
     max_pending_pages: int = Field(
-        256, ge=1, description="Registered pages of one origin that are not connected at most; more registrations "
-                               "from that origin are refused (429) until some connect or expire.")
+        256, ge=1, description="Registered pages of one origin that never connected at most (and 16 times as many "
+                               "disconnected ones); more registrations from that origin are refused (429) until some "
+                               "connect or expire.")
     disable_tools: list[str] = Field(
         default_factory=list,
         description="Tools not to offer: names or globs (page_exec, desktop_*), or @acting for every tool that is "

@@ -336,3 +336,14 @@ def test_closed_tabs_of_one_origin_do_not_count_as_a_flood():
         reg.detach(tab, conn)
     tab, _ = reg.register(req(url=VICTIM + "/"), VICTIM)
     assert not tab.live and len(reg.instances) == 21
+
+
+def test_connecting_once_and_leaving_is_no_way_around_the_flood_cap():
+    reg = Registry(ttl=60, max_pending=2)
+    for _ in range(32):  # 16 x max_pending reservations of tabs that connected once
+        inst, _ = reg.register(req(url=ATTACKER + "/x"), ATTACKER)
+        reg.attach(inst, Conn())
+        disconnect(reg, inst)
+    with pytest.raises(TooManyPages):
+        reg.register(req(url=ATTACKER + "/x"), ATTACKER)
+    reg.register(req(url=VICTIM + "/"), VICTIM)
