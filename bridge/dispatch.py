@@ -17,7 +17,7 @@ from bridge.progress import reporting
 from bridge.questions import Questions
 from bridge.protocol import CancelFrame, ExecFrame, ResultMsg, dump
 from bridge.ratelimit import RateLimit
-from bridge.registry import Instance, Registry, split_page_id
+from bridge.registry import LOST_GRACE, lost_to, Instance, Registry, split_page_id
 from bridge.settings import Settings
 
 #: How long a call addressed to a reloading/reconnecting page waits for it to come back.
@@ -171,10 +171,18 @@ class Dispatcher:
         """Wait (bounded) for a reloading or reconnecting page to come back under its id."""
         inst = target.inst
         deadline = time.monotonic() + min(timeout, RECONNECT_WAIT)
+        if inst.left_to is not None and inst.left_at is not None:  # it navigated: no longer than the grace
+            deadline = min(deadline, inst.left_at + LOST_GRACE + 0.05)
         while not inst.live:
             if self.lookup(inst.id) is not inst:
                 raise errors.PageGone(f"Page {target.page_id} expired and was removed. Call page_list.",
                                       dispatched=False)
+            if (went := lost_to(inst)) is not None:
+                raise errors.PageGone(
+                    f"Page {target.page_id} navigated to {went} and did not come back: that page has no dbg-bridge "
+                    "client (if it is another origin with the client, it is a new page in page_list), so nothing "
+                    f"ran. Ask the human to go back to {inst.url or 'the app'} in that tab, or to open the app again; "
+                    "then call page_list.", code="page_lost", dispatched=False)
             if deadline - time.monotonic() <= 0:
                 expires = self.registry.expires_in(inst) or 0
                 raise errors.PageGone(
@@ -293,6 +301,11 @@ class Dispatcher:
                 return False
             if self.lookup(inst.id) is not inst:
                 raise errors.PageGone(f"Page {target.page_id} expired during the navigation. Call page_list.")
+            if (went := lost_to(inst)) is not None:
+                raise errors.PageGone(
+                    f"Page {target.page_id} navigated to {went}, a page without the dbg-bridge client (or another "
+                    "origin: then it is a new page in page_list), so it cannot answer. Navigate within the app, or "
+                    "ask the human to go back; then call page_list.", code="page_lost")
             now = time.monotonic()
             if now > deadline:
                 raise errors.PageTimeout(
@@ -300,6 +313,8 @@ class Dispatcher:
                     "page without the client, or a download?). Check the tab, then call page_list."
                 )
             wait = min(deadline, left_at if now < left_at else deadline) - now
+            if inst.left_at is not None and not inst.live:  # wake when it would count as lost
+                wait = min(wait, max(inst.left_at + LOST_GRACE + 0.05 - now, 0.01))
             try:
                 await asyncio.wait_for(inst.changed.wait(), max(wait, 0.01))
             except TimeoutError:
@@ -307,8 +322,8 @@ class Dispatcher:
 
     # ---- page lifecycle ---------------------------------------------------------------------
 
-    def page_unloading(self, inst: Instance) -> None:
-        self.registry.unloading(inst)
+    def page_unloading(self, inst: Instance, to: str | None = None) -> None:
+        self.registry.unloading(inst, to)
         self.pending.fail_instance(inst.id, lambda w: errors.PageGone(
             f"Page {inst.id} unloaded {_when(w)} (a reload, a navigation or the tab closing). It keeps its "
             f"pageId if it comes back; call page_list, then {_retry(w)}", code="page_unloaded", dispatched=w.sent,

@@ -170,9 +170,10 @@ class FramesMsg(_Msg):
 
 
 class ByeMsg(_Msg):
-    """The page is unloading (reload, navigation or close)."""
+    """The page is unloading (reload, navigation or close); `to` is where it navigates, when the browser said."""
 
     type: Literal["bye"]
+    to: Short | None = None
 
 
 class EventMsg(_Msg):

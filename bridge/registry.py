@@ -60,6 +60,9 @@ class Instance:
     frames_pending: bool = False
     #: It held a channel at least once: a closed tab's reservation is not a registration flood.
     ever_connected: bool = False
+    #: Where the tab said it was navigating when it last left (bye), and when (monotonic); cleared when it is back.
+    left_to: str | None = None
+    left_at: float | None = None
 
     @property
     def live(self) -> bool:
@@ -286,6 +289,7 @@ class Registry:
         old = inst.conn
         inst.conn, inst.state = conn, "live"
         inst.ever_connected = True
+        inst.left_to = inst.left_at = None
         inst.touch()
         inst.notify()
         self._changed(inst)
@@ -304,9 +308,10 @@ class Registry:
         self._changed(inst)
         return True
 
-    def unloading(self, inst: Instance) -> None:
+    def unloading(self, inst: Instance, to: str | None = None) -> None:
         # A goodbye that arrives after the channel dropped (SSE: the beacon races the stream) changes nothing shown.
         inst.state = "unloading" if inst.conn is not None else "reconnecting"
+        inst.left_to, inst.left_at = to, time.monotonic()
         inst.since = time.monotonic()
         inst.notify()
         self._changed(inst)
@@ -372,6 +377,8 @@ class Registry:
         for inst in self.instances.values():
             expires = self.expires_in(inst)
             state = inst.state if expires is None else f"{inst.state} (expires in {expires:.0f} s)"
+            if (lost := lost_to(inst)) is not None:
+                state = f"lost (navigated to {lost}, a page without the client)"
             base = {
                 "state": state,
                 "lastSeen": int(inst.last_seen * 1000),  # epoch ms, like every time an agent sees
@@ -394,3 +401,15 @@ def split_page_id(page_id: str) -> tuple[str, str] | None:
     if not m:
         return None
     return m.group("instance"), m.group("frame") or "host"
+
+
+#: How long a tab that navigated away may take to come back with the client before calls to it fail as page_lost.
+LOST_GRACE = 5.0
+
+
+def lost_to(inst: Instance) -> str | None:
+    """Where a tab went that navigated away and has not come back within LOST_GRACE (its new document has no
+    client, or is another origin), or None."""
+    if inst.live or inst.left_to is None or inst.left_at is None:
+        return None
+    return inst.left_to if time.monotonic() - inst.left_at > LOST_GRACE else None

@@ -117,7 +117,11 @@ function createDbgLauncher(config) {
   // The Navigation API (Firefox, Chromium) says when a navigation to another document starts, for either channel.
   const navApi = /** @type {any} */ (window).navigation;
   if (navApi && typeof navApi.addEventListener === 'function') {
-    navApi.addEventListener('navigate', (/** @type {any} */ ev) => { if (!ev.destination.sameDocument) client.leaving(); });
+    navApi.addEventListener('navigate', (/** @type {any} */ ev) => {
+      if (ev.destination.sameDocument) return;
+      client.leavingTo = String(ev.destination.url || ''); // if it never comes back, the bridge says where it went
+      client.leaving();
+    });
   }
   window.addEventListener('pagehide', () => client.bye());
   window.addEventListener('pageshow', (ev) => { if (ev.persisted) void client.connect(); });

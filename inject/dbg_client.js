@@ -47,7 +47,7 @@ const RESULT_SLACK_MS = 2000;
  * @typedef {{code: string, message: string, stack?: string, size?: number}} ErrorInfo
  * @typedef {{type: 'result', requestId: string, ok: boolean, result?: any, error?: ErrorInfo}} ResultMsg
  * @typedef {{type: 'frames', frames: FrameInfo[], url?: string, title?: string, complete?: boolean}} FramesMsg
- * @typedef {{type: 'bye'}} ByeMsg
+ * @typedef {{type: 'bye', to?: string}} ByeMsg
  * @typedef {{type: 'event', kind: 'answer'|'message'|'element_selected'|'open_file', questionId?: string|null,
  *            text?: string, data?: Record<string, any>}} EventMsg
  * @typedef {ResultMsg | FramesMsg | ByeMsg | EventMsg} UpMessage

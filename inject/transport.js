@@ -29,6 +29,8 @@ class BridgeClient {
     /** @type {Map<string, {msg: ResultMsg, until: number, tries: number, timer: number}>} */ this.outbox = new Map();
     /** Until when a lost channel is not reopened: this document is navigating away (see leaving()). */
     this.leavingUntil = 0;
+    /** Where this document is navigating to, when the Navigation API said (sent with bye). @type {string|undefined} */
+    this.leavingTo = undefined;
     this.warned = false;
   }
 
@@ -271,10 +273,10 @@ class BridgeClient {
     try { sessionStorage.setItem(LEAVING_KEY, '1'); } catch (_) { /* storage off */ }
     if (!this.id) return;
     if (this.ws && this.ws.readyState === WebSocket.OPEN) {
-      this.ws.send(JSON.stringify({ type: 'bye' }));
+      this.ws.send(JSON.stringify({ type: 'bye', to: this.leavingTo }));
       return;
     }
-    const body = JSON.stringify({ instanceId: this.id.instanceId, secret: this.id.secret, type: 'bye' });
+    const body = JSON.stringify({ instanceId: this.id.instanceId, secret: this.id.secret, type: 'bye', to: this.leavingTo });
     try { navigator.sendBeacon(this.postBase + '/bridge/result', new Blob([body], { type: 'text/plain' })); } catch (_) { /* best effort */ }
   }
 

@@ -114,7 +114,7 @@ def handle_up(d: Dispatcher, inst: Instance, msg: protocol.UpMessage) -> bool:
             raise OriginMismatch(f"the page claims url {(msg.url or '')[:200]} but it runs on {inst.verified_origin}")
         d.registry.update_frames(inst, msg.frames, msg.url, msg.title, msg.complete)
     elif isinstance(msg, ByeMsg):
-        d.page_unloading(inst)
+        d.page_unloading(inst, msg.to)
     elif isinstance(msg, EventMsg):
         return page_event(d, inst, msg)
     return True
