@@ -129,13 +129,3 @@ async def guard(d: Dispatcher, target: Target, command: str, params: dict[str, A
         submits = check.get("submits") if isinstance(check, dict) else None
         if submits:
             await require_consent(d, target, "submit", "\n".join(map(str, submits)))
-
-
-async def call_command(d: Dispatcher, page_id: str | None, command: str, params: dict[str, Any] | None = None,
-                       timeout: float | None = None) -> tuple[Target, Any]:
-    """The one way a tool runs a page command on the agent's behalf: resolve once, apply the command's policy,
-    then call the page."""
-    target = d.resolve(page_id)
-    params = params or {}
-    await guard(d, target, command, params, timeout or d.settings.exec_timeout)
-    return await d.call_page(target.page_id, command, params, timeout)
