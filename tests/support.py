@@ -206,8 +206,10 @@ class DevServer:
 class McpSession:
     """The official MCP Python client over Streamable HTTP, driven from sync tests via a private event loop."""
 
-    def __init__(self, url: str, token: str | None, mode: str = "auto") -> None:
+    def __init__(self, url: str, token: str | None, mode: str = "auto", **client_options: Any) -> None:
+        """`client_options` go to mcp.Client (e.g. elicitation_callback)."""
         self.url, self.token, self.mode = url, token, mode
+        self.client_options = client_options
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
         self.thread.start()
@@ -220,7 +222,7 @@ class McpSession:
         headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
         http = await self._stack.enter_async_context(httpx2.AsyncClient(headers=headers, timeout=60))
         self.client = await self._stack.enter_async_context(
-            Client(streamable_http_client(self.url, http_client=http), mode=self.mode)
+            Client(streamable_http_client(self.url, http_client=http), mode=self.mode, **self.client_options)
         )
 
     def run(self, coro: Any, timeout: float = 120) -> Any:

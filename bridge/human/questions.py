@@ -7,6 +7,7 @@ import logging
 
 from bridge import errors
 from bridge.dispatch import Dispatcher, Target
+from bridge.human.elicit import offer
 from bridge.progress import reporting
 from bridge.questions import Kind, Question
 from bridge.registry import Instance
@@ -24,6 +25,7 @@ async def ask(d: Dispatcher, target: Target, kind: Kind, text: str, choices: lis
         d.questions.forget(q)
         raise
     d.audit.human("question", f"{target.inst.id}/host", questionId=q.id, question=kind, text=text)
+    client = offer(d.questions, q, d.settings.stateless)
     try:
         what = "the human to answer the consent prompt" if kind == "consent" else f"the human to answer {text[:80]!r}"
         async with reporting(f"{what} in {target.inst.id}/host", wait):
@@ -37,6 +39,21 @@ async def ask(d: Dispatcher, target: Target, kind: Kind, text: str, choices: lis
             d.audit.human("question", f"{target.inst.id}/host", questionId=q.id, question=kind, outcome="cancelled")
             d.spawn(dismiss(d, q))
         raise
+    finally:
+        if client is not None:
+            client.cancel()  # answered in the page or the cockpit (or over): the client's form closes
+            # Wait for the SDK's courtesy notifications/cancelled to go out on the call's stream before the
+            # result closes that stream (bounded).
+            await asyncio.wait({client}, timeout=2)
+            if q.via == "client":  # answered by the client: the card leaves the page
+                d.spawn(_take_down(d, q))
+
+
+async def _take_down(d: Dispatcher, q: Question) -> None:
+    try:
+        await d.call_page(f"{q.instance_id}/host", "ask", {"dismiss": q.id}, 5)
+    except errors.BridgeError:
+        pass
 
 
 async def show_open_questions(d: Dispatcher, inst: Instance) -> None:
