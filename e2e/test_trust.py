@@ -284,3 +284,27 @@ def test_every_malformed_page_message_answers_4xx_and_leaves_the_other_pages_and
     log = bridge.log.read_text()
     # (uvicorn itself logs the non-UTF-8 frame with a traceback before closing that one connection with 1007)
     assert "Exception in ASGI application" not in log and '" 500' not in log
+
+
+def test_after_a_bridge_restart_the_attacker_cannot_take_the_victims_reserved_id(world, attacker, victim):
+    """Runs last: it restarts the module's bridge. The victim's id survives the restart (pages.json, no secrets)
+    and goes back to a tab of the victim's origin only, with a secret the new bridge issues."""
+    bridge, port = world["bridge"], world["victim_dev"].port
+    old_secret = victim.creds["secret"]
+    bridge.restart()
+    squat = attacker.evaluate(POST, [bridge.base + "/bridge/register",
+                                     {"v": 1, "instanceId": str(port), "secret": old_secret, "url": attacker.url}])
+    assert squat["status"] == 200 and json.loads(squat["body"])["instanceId"] != str(port)
+    victim.wait_for_function(f"({CONNECTED}) && JSON.parse(sessionStorage.getItem('__dbg_id')).secret !== {old_secret!r}",
+                             timeout=15000)
+    assert victim.evaluate("window.__dbg.pageId") == victim.page_id
+    fresh = victim.evaluate("JSON.parse(sessionStorage.getItem('__dbg_id'))")
+    assert fresh["instanceId"] == str(port) and fresh["secret"] != old_secret
+    mcp = McpSession(bridge.mcp_url, bridge.token)
+    try:
+        got = ok(mcp.call("page_exec", {"pageId": victim.page_id, "code": "document.title"}))
+        assert got["result"] == "model app"
+        row = next(r for r in ok(mcp.call("page_list"))["pages"] if r["pageId"] == victim.page_id)
+        assert row["verified"] is True and row["origin"] == world["victim_dev"].url("").rstrip("/")
+    finally:
+        mcp.close()
