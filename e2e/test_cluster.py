@@ -80,6 +80,11 @@ def test_call_on_b_reaches_pages_on_a_and_c(replicas, pages: PageLoop, context) 
         snap = r.mcp_c.call("page_snapshot", {"pageId": tab.page_id})
         assert not snap.is_error, text_of(snap)
         assert tab.page_id in text_of(snap)
+        # a navigation driven from C: the tab leaves and comes back to A under its pageId, and C sees it
+        went = ok(r.mcp_c.call("page_navigate", {"pageId": tab.page_id, "url": "/single.html"}))
+        assert went["pageId"] == tab.page_id and went["url"].endswith("/single.html") and went["reloaded"], went
+        assert ok(r.mcp_b.call("page_exec", {"code": "location.pathname", "pageId": tab.page_id}))["result"] == \
+            "/single.html"
     finally:
         dev.close()
 

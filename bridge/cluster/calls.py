@@ -81,12 +81,6 @@ class Calls:
                     return
             await asyncio.sleep(0.1)
 
-    async def _publish_quietly(self, rid: str | None, msg: dict[str, Any]) -> None:
-        try:
-            await self.bus.publish(rid, msg)
-        except errors.BridgeError as exc:
-            log.info("cluster: could not send %s to %s: %s", msg.get("t"), rid, exc)
-
     def _fail(self, caller: str, iid: str, request_id: str, code: str, text: str) -> None:
         self.d.spawn(self._deliver(caller, {"t": "fail", "id": iid, "rid": request_id, "code": code,
                                             "message": text}))

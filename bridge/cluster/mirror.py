@@ -36,6 +36,8 @@ class RemoteInstance(Instance):
     owner: str = ""
     epoch: int = 0
     secret_hash: str = field(default="", repr=False)
+    #: When a page event last changed it (monotonic): a snapshot read before that is older than what we know.
+    updated: float = 0.0
 
 
 def parse_info(raw: str | None) -> dict[str, Any]:
@@ -72,9 +74,12 @@ class Mirror:
         return self.instances.get(iid)
 
     def apply(self, iid: str, owner: str, epoch: int, state: str, since_ms: float, info_raw: str | None,
-              sh: str | None = None) -> RemoteInstance | None:
-        """One page event (or a record read back): create or update the instance. None if it is ours."""
+              sh: str | None = None, read_at: float | None = None) -> RemoteInstance | None:
+        """One page event, or a record read back at `read_at` (monotonic; skipped if an event was applied since):
+        create or update the instance. None if it is ours."""
         inst = self.instances.get(iid)
+        if read_at is not None and inst is not None and inst.updated > read_at:
+            return inst
         if owner == self.me:
             if inst is not None:
                 self.drop(iid, "moved")
@@ -95,6 +100,8 @@ class Mirror:
             elif was_live and epoch != inst.epoch:
                 self.on_lost(inst, "reloaded")
         inst.owner, inst.epoch = owner, epoch
+        if read_at is None:
+            inst.updated = time.monotonic()
         if sh:
             inst.secret_hash = sh
         if info:

@@ -334,6 +334,7 @@ class Cluster:
         return {o for o, there in zip(owners, found) if there}
 
     async def _resync(self) -> None:
+        read_at = time.monotonic()  # events applied while the records are read are newer than them
         records = await self._records()
         alive = await self._alive({f.get("owner", "") for _, f, _ in records})
         self.mirror.dead = {f.get("owner", "") for _, f, _ in records} - alive - {self.rid}
@@ -341,10 +342,10 @@ class Cluster:
         for iid, f, _pttl in records:
             seen.add(iid)
             self.mirror.apply(iid, f.get("owner", ""), int(f.get("epoch", 0)), f.get("state", "reconnecting"),
-                              float(f.get("since", 0)), f.get("info"))
+                              float(f.get("since", 0)), f.get("info"), read_at=read_at)
             self._check_moved(iid, f.get("owner", ""), int(f.get("epoch", 0)))
-        for iid in list(self.mirror.instances):
-            if iid not in seen:
+        for iid, inst in list(self.mirror.instances.items()):
+            if iid not in seen and inst.updated <= read_at:
                 self.mirror.drop(iid)
 
     async def page_rows(self) -> list[dict[str, Any]]:
