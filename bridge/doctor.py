@@ -78,9 +78,9 @@ def _program(name: str, purpose: str, fix: str) -> Callable[[], Check]:
 
 def _desktop(settings: Settings) -> list[Check]:
     """What the desktop_* tools need on this machine (warnings: the bridge runs without them)."""
-    from bridge.desktop import unavailable
+    from bridge.desktop import why_unavailable
 
-    why = unavailable(settings)
+    why = why_unavailable(settings)
     served = Check("desktop tools", why is None, "desktop_* tools registered" if why is None
                    else f"desktop_* tools not registered: {why}", required=False)
     if not settings.desktop_enabled:

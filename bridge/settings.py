@@ -89,6 +89,10 @@ class Settings(BaseModel):
                     "attaches to that existing display, where input tools need the human's consent.")
     desktop_size: str = Field("1280x800", pattern=r"^\d{2,5}x\d{2,5}$",
                               description="Screen size of the private desktop (WIDTHxHEIGHT).")
+    desktop_monitors: int = Field(1, ge=1, le=4, description="Monitors of the private desktop, side by side, each "
+                                                             "desktop_size (the screen spans them all).")
+    desktop_scale: int = Field(1, ge=1, le=3, description="Scale factor of the private desktop (HiDPI): apps draw "
+                                                          "at 2x or 3x (GDK_SCALE, QT_SCALE_FACTOR, Xft.dpi).")
     desktop_allow: list[str] = Field(
         default_factory=list,
         description="Programs desktop_launch_app may start (names on PATH or paths; run as argv, never a shell).")

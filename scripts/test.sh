@@ -22,7 +22,7 @@ fi
 # + redis-server: the team-bridge tests (e2e/test_cluster.py) start a private one per run
 DESKTOP_PKGS="redis-server xvfb openbox x11-utils xdotool at-spi2-core dbus gir1.2-atspi-2.0 gir1.2-gtk-3.0 \
   libgirepository1.0-dev libcairo2-dev pkg-config gcc python3-dev python3-tk tesseract-ocr \
-  gnome-calculator qt6ct galculator \
+  x11-xserver-utils gnome-calculator qt6ct galculator \
   firefox-esr gir1.2-webkit-6.0 gir1.2-gtk-4.0"
 missing=""
 for pkg in $DESKTOP_PKGS; do

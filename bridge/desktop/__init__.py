@@ -17,7 +17,7 @@ from bridge.desktop.backend import (  # the interface (no platform imports)
     Shot,
 )
 
-__all__ = ["BACKENDS", "DesktopBackend", "Shot", "auto_backend", "load_backend", "unavailable", "served"]
+__all__ = ["BACKENDS", "DesktopBackend", "Shot", "auto_backend", "load_backend", "why_unavailable", "served"]
 
 BACKENDS: dict[str, str] = {
     "auto": "",  # chosen from the platform by auto_backend()
@@ -60,7 +60,7 @@ X11_MODULES = {"Xlib": "python-xlib", "mss": "mss"}
 X11_PROGRAMS = ("Xvfb", "openbox", "dbus-daemon")
 
 
-def unavailable(settings: Any) -> str | None:
+def why_unavailable(settings: Any) -> str | None:  # not `unavailable`: the submodule of that name would shadow it
     """Why the desktop_* tools cannot work here (so they are not registered), or None when the backend loads.
     `dbg-bridge doctor` prints this reason and the fix."""
     if not settings.desktop_enabled:
@@ -81,4 +81,4 @@ def unavailable(settings: Any) -> str | None:
 
 def served(settings: Any) -> bool:
     """Whether this bridge registers the desktop_* tools (and shows the cockpit's Desktop tab)."""
-    return unavailable(settings) is None
+    return why_unavailable(settings) is None

@@ -47,12 +47,14 @@ def toolkit_of(app: Any) -> Toolkit:
 
 @dataclass
 class Frame:
-    """Where one top-level's nodes are: its toolkit, the offset that turns its extents into screen coordinates, and
-    its own area on screen (what a GTK 4 node must overlap to count as showing)."""
+    """Where one top-level's nodes are: its toolkit, the scale and offset that turn its extents into screen
+    coordinates (screen = extent * scale + offset), and its own area on screen (what a GTK 4 node must overlap to
+    count as showing)."""
 
     toolkit: Toolkit = UNKNOWN
     dx: int = 0
     dy: int = 0
+    scale: int = 1  # device pixels per toolkit pixel
     area: dict[str, int] | None = None
     _shown: dict[int, bool] = field(default_factory=dict)
 
@@ -66,7 +68,8 @@ def raw_bounds(acc: Any, frame: Frame) -> dict[str, int] | None:
         return None
     if e.x == HIDDEN or e.y == HIDDEN:
         return None
-    return {"x": e.x + frame.dx, "y": e.y + frame.dy, "width": e.width, "height": e.height}
+    k = frame.scale
+    return {"x": e.x * k + frame.dx, "y": e.y * k + frame.dy, "width": e.width * k, "height": e.height * k}
 
 
 def frame_for(top: Any, toolkit: Toolkit, window: dict[str, Any] | None) -> Frame:
@@ -85,11 +88,32 @@ def frame_for(top: Any, toolkit: Toolkit, window: dict[str, Any] | None) -> Fram
         w = top.get_extents(Atspi.CoordType.WINDOW)
     except GLib.Error:
         return frame
-    if window is not None and (s.x, s.y) == (w.x, w.y) == (0, 0):
+    if window is not None and s.width > 0:
+        frame.scale = scale_of(window, s.width)
+    if window is not None and frame.scale > 1:
+        # Scaled, each toolkit maps its own pixels to the screen differently (GTK 3 divides screen positions by the
+        # scale; Qt 6.4 keeps each monitor's origin and divides the offset from it): measure from the top-level,
+        # whose position on screen the X window gives (its frame for GTK 3, its client area for Qt and GTK 4).
+        k = frame.scale
+        anchor = min((window["frame"], window["bounds"]), key=lambda a: abs(a["width"] - s.width * k))
+        frame.dx, frame.dy = anchor["x"] - s.x * k, anchor["y"] - s.y * k
+    elif window is not None and (s.x, s.y) == (w.x, w.y) == (0, 0):
         frame.dx, frame.dy = window["bounds"]["x"], window["bounds"]["y"]
     if s.x != HIDDEN:
-        frame.area = {"x": s.x + frame.dx, "y": s.y + frame.dy, "width": s.width, "height": s.height}
+        k = frame.scale
+        frame.area = {"x": s.x * k + frame.dx, "y": s.y * k + frame.dy, "width": s.width * k, "height": s.height * k}
     return frame
+
+
+def scale_of(window: dict[str, Any], width: int) -> int:
+    """The scale between a top-level's extents and its X window: 2 when the window is twice as wide.
+
+    GTK 3.24, GTK 4.8 and Qt 6.4 all report extents in their own (logical) pixels when told to scale (GDK_SCALE=2,
+    QT_SCALE_FACTOR=2): a GTK 3 entry at 120,36 sits at 240,72 on screen, 800 px wide for 400. Whole scales only
+    (GTK's are)."""
+    ratio = max(window["bounds"]["width"], window["frame"]["width"]) / width
+    k = round(ratio)
+    return k if k >= 2 and abs(ratio - k) < 0.1 * k else 1
 
 
 def _overlaps(b: dict[str, int] | None, area: dict[str, int] | None) -> bool:

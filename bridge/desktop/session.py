@@ -100,8 +100,10 @@ def missing_programs() -> list[str]:
     return [name for name in PROGRAMS if shutil.which(name) is None]
 
 
-def start_private(size: tuple[int, int] = (1280, 800), timeout: float = 10.0) -> Session:
-    """Start Xvfb (on a free display it picks itself), a private session bus and openbox; wait until each answers."""
+def start_private(size: tuple[int, int] = (1280, 800), timeout: float = 10.0, monitors: int = 1,
+                  scale: int = 1) -> Session:
+    """Start Xvfb (on a free display it picks itself), a private session bus and openbox; wait until each answers.
+    The screen spans `monitors` side by side (the backend declares them to RandR); apps are told to draw at `scale`."""
     missing = missing_programs()
     if missing:
         raise DesktopError(f"The private desktop needs {', '.join(missing)} (Debian packages "
@@ -116,7 +118,8 @@ def start_private(size: tuple[int, int] = (1280, 800), timeout: float = 10.0) ->
         _xauthority(xauth, secrets.token_bytes(16))
         read_fd, write_fd = os.pipe()
         try:
-            xvfb = children.spawn(["Xvfb", "-displayfd", str(write_fd), "-screen", "0", f"{size[0]}x{size[1]}x24",
+            xvfb = children.spawn(["Xvfb", "-displayfd", str(write_fd), "-screen", "0",
+                                   f"{size[0] * monitors}x{size[1]}x24", "-dpi", str(96 * scale),
                                    "-auth", str(xauth), "-nolisten", "tcp", "-noreset", "+extension", "XTEST"],
                                   env={**os.environ}, log=session.log_path("xvfb"), pass_fds=[write_fd])
             session.procs["xvfb"] = xvfb
@@ -137,6 +140,8 @@ def start_private(size: tuple[int, int] = (1280, 800), timeout: float = 10.0) ->
                    GDK_BACKEND="x11", QT_QPA_PLATFORM="xcb", XDG_SESSION_TYPE="x11",
                    # accessibility on for every toolkit that asks (GTK needs NO_AT_BRIDGE unset, above)
                    QT_ACCESSIBILITY="1", QT_LINUX_ACCESSIBILITY_ALWAYS_ON="1", ACCESSIBILITY_ENABLED="1")
+        if scale != 1:  # what a HiDPI session tells its apps (X11 itself has no scale: pixels are pixels)
+            env.update(GDK_SCALE=str(scale), QT_SCALE_FACTOR=str(scale), QT_AUTO_SCREEN_SCALE_FACTOR="0")
         read_fd, write_fd = os.pipe()
         try:
             bus = children.spawn(["dbus-daemon", "--session", "--nofork", "--nopidfile", "--nosyslog",

@@ -53,7 +53,9 @@ class X11Backend:
 
         mode = self.settings.desktop_display
         if mode == "private":
-            self.session = sessions.start_private(parse_size(self.settings.desktop_size))
+            self.session = sessions.start_private(parse_size(self.settings.desktop_size),
+                                                  monitors=self.settings.desktop_monitors,
+                                                  scale=self.settings.desktop_scale)
         else:
             self.session = sessions.attach(mode)
         try:
@@ -63,6 +65,12 @@ class X11Backend:
                 self.screen.size()  # connects now
             self.win = Windows(self.d)
             self.input = Input(self.d)
+            if self.session.private and self.settings.desktop_monitors > 1:
+                from bridge.desktop.x11_monitors import declare_side_by_side
+
+                w, h = parse_size(self.settings.desktop_size)
+                declare_side_by_side(self.session.env, self.settings.desktop_monitors, w, h,
+                                     96 * self.settings.desktop_scale)
             if self.session.private:
                 deadline = time.monotonic() + 10
                 while self.win.wm_name() is None:
@@ -118,9 +126,20 @@ class X11Backend:
         assert self.session is not None
         w, h = self.win.screen_size()
         a11y = importlib.util.find_spec("gi") is not None
+        from bridge.desktop.x11_monitors import monitors
+
         return {"display": self.session.display, "private": self.session.private,
-                "screen": {"width": w, "height": h}, "scale": 1.0, "windowManager": self.win.wm_name(),
+                "screen": {"width": w, "height": h}, "scale": self.scale(), "monitors": monitors(self.d),
+                "windowManager": self.win.wm_name(),
                 "accessibility": a11y, "ocr": ocr.available(), "input": "xtest"}
+
+    def scale(self) -> float:
+        """The session's scale factor: what a private desktop tells its apps, else the display's Xft.dpi / 96 (X11
+        itself has none: screenshots and coordinates are in device pixels either way)."""
+        assert self.session is not None
+        if self.session.private:
+            return float(self.settings.desktop_scale)
+        return self.win.xft_scale()
 
     # ---- windows -----------------------------------------------------------------------------
 

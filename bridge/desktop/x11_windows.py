@@ -73,6 +73,18 @@ class Windows:
         name = self._prop(self.d.create_resource_object("window", int(check[0])), "_NET_WM_NAME")
         return _text(name) if name is not None else "unknown"
 
+    def xft_scale(self) -> float:
+        """Xft.dpi / 96 from the root window's resources (what GTK and Qt read on X11), 1.0 when unset."""
+        res = self._prop(self.root, "RESOURCE_MANAGER", Xatom.STRING)
+        for line in (_text(res) if res is not None else "").splitlines():
+            key, _, value = line.partition(":")
+            if key.strip() == "Xft.dpi":
+                try:
+                    return round(float(value) / 96, 2)
+                except ValueError:
+                    break
+        return 1.0
+
     def stacking(self) -> list[int]:
         """Managed client windows, bottom to top."""
         v = self._prop(self.root, "_NET_CLIENT_LIST_STACKING")

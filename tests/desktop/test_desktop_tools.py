@@ -275,18 +275,26 @@ def test_quit_app_closes_its_windows_and_reaps_it(desk):
     assert not os.path.exists(f"/proc/{pid}"), "the app was not reaped"
 
 
+def inside(b: dict[str, int], area: dict[str, int]) -> bool:
+    return area["x"] <= b["x"] and b["x"] + b["width"] <= area["x"] + area["width"] and \
+        area["y"] <= b["y"] and b["y"] + b["height"] <= area["y"] + area["height"]
+
+
 def test_read_text_gives_the_words_of_an_app_with_no_accessibility_tree_with_their_boxes(desk):
     tk = desk.launch(TK_APP)
     try:
         win = tk["windows"][0]
         out = desk("desktop_read_text", window=win["id"])
         assert out["method"] == "ocr" and out["window"]["id"] == win["id"]
-        assert "Launch" in out["text"].split() and "App" in out["text"]  # the button, and the title bar above it
-        title = next(ln for ln in out["lines"] if "App" in ln["text"])
+        assert "Launch" in out["text"].split() and "Nothing here has a tree" in out["text"]
+        line = next(ln for ln in out["lines"] if ln["text"] == "Nothing here has a tree")
+        assert [w["text"] for w in line["words"]] == ["Nothing", "here", "has", "a", "tree"]
+        xs = [w["bounds"]["x"] for w in line["words"]]
+        assert xs == sorted(xs) and all(inside(w["bounds"], line["bounds"]) for w in line["words"])
         button = next(w for ln in out["lines"] for w in ln["words"] if w["text"] == "Launch")
-        assert out["lines"].index(title) < next(i for i, ln in enumerate(out["lines"]) if button in ln["words"])
-        f, b = win["frame"], button["bounds"]  # screen coordinates, inside the window, below its title
-        assert f["x"] <= b["x"] and b["x"] + b["width"] <= f["x"] + f["width"] and title["bounds"]["y"] < b["y"]
+        assert out["lines"].index(line) < next(i for i, ln in enumerate(out["lines"]) if button in ln["words"])
+        f, b = win["frame"], button["bounds"]  # screen coordinates, inside the window, below the line
+        assert inside(b, f) and inside(line["bounds"], f) and line["bounds"]["y"] + line["bounds"]["height"] <= b["y"]
         assert button["conf"] > 50 and b["height"] > 10
         # a region around the button reads just the button, at the same screen place
         region = {"x": b["x"] - 10, "y": b["y"] - 10, "width": b["width"] + 20, "height": b["height"] + 20}

@@ -50,7 +50,7 @@ def test_the_desktop_family_is_not_registered_when_its_backend_cannot_load(tmp_p
             names = {t.name for t in (await b.client.list_tools()).tools}
         assert names == DEFAULT_FAMILY
     run(go())
-    assert desktop.unavailable(Settings()) == "Python packages missing: mss (pip install 'dbg-bridge[desktop]')"
+    assert desktop.why_unavailable(Settings()) == "Python packages missing: mss (pip install 'dbg-bridge[desktop]')"
 
 
 def test_doctor_says_why_the_desktop_tools_are_not_registered(monkeypatch):

@@ -1,4 +1,5 @@
-"""A Tk app for the OCR fallback test: Tk exposes no accessibility tree. Clicking the big button renames the window."""
+"""A Tk app for the OCR tests: Tk exposes no accessibility tree. A line of words above a big button; clicking the
+button renames the window."""
 
 import tkinter as tk
 
@@ -11,6 +12,7 @@ def main() -> None:
     def pressed() -> None:
         root.title("Tk Pressed")
 
+    tk.Label(root, text="Nothing here has a tree", font=("DejaVu Sans", 16)).pack(pady=(16, 0))
     tk.Button(root, text="Launch", font=("DejaVu Sans", 22), command=pressed).pack(expand=True)
     root.mainloop()
 
