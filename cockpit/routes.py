@@ -131,6 +131,7 @@ def snapshot(d: Dispatcher) -> dict[str, Any]:
         "pages": d.registry.page_rows() + (d.cluster.mirror_rows() if d.cluster is not None else []),
         "questions": sorted(questions, key=lambda q: q["created"]),
         "agent": {"seen": seen is not None, "lastSeen": seen, "toolCalls": d.audit.tool_calls},
+        "agents": d.clients.agents.rows(),
         "desktop": desktop_state(d),
     }
 
@@ -155,7 +156,7 @@ def desktop_state(d: Dispatcher) -> dict[str, Any]:
 
 def _question_row(q: Question) -> dict[str, Any]:
     return {**q.frame(), "pageId": f"{q.instance_id}/host", "created": round(q.created, 3),
-            "asker": "page" if q.human_only else "agent"}
+            "asker": "page" if q.human_only else "agent", "ticketed": q.ticketed}
 
 
 def client_configs(mcp_url: str, auth: bool, settings: Any) -> list[dict[str, str]]:

@@ -25,6 +25,7 @@ async def user_ask(
     if answered:
         page.forget_question(q)
         return {"questionId": q.id, "answer": q.answer, "via": q.via}
+    q.ticketed = True
     return {"questionId": q.id, "status": "pending",
             "hint": f"No answer within {wait:g} s. The question stays in the page; read the answer later with "
                     f"inbox(kinds=['answer'])."}

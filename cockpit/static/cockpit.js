@@ -1,3 +1,4 @@
+// @ts-check
 // The cockpit's one script: live state and activity over SSE (/cockpit/events), actions as same-origin POSTs.
 // Everything a page or an agent supplied is put into the DOM with textContent, never as HTML.
 'use strict';
@@ -57,8 +58,11 @@
 
   // ---- state: pages, questions, the agent ---------------------------------------------------------------------
 
-  /** @type {{pages: any[], questions: any[], agent: any, desktop?: any}} */
-  let state = { pages: [], questions: [], agent: { seen: false } };
+  /** @type {{pages: any[], questions: any[], agent: any, agents: any[], desktop?: any}} */
+  let state = { pages: [], questions: [], agent: { seen: false }, agents: [] };
+
+  /** @param {number} n @param {string} word */
+  const plural = (n, word) => n + ' ' + word + (n === 1 ? '' : 's');
 
   /** @param {any} next */
   function applyState(next) {
@@ -66,7 +70,8 @@
     renderPages();
     renderQuestions();
     $('no-agent').hidden = !!state.agent.seen;
-    $('fact-agent').textContent = state.agent.seen ? 'seen, ' + state.agent.toolCalls + ' tool calls' : 'none yet';
+    $('fact-agent').textContent = state.agent.seen ? 'seen, ' + plural(state.agent.toolCalls, 'tool call') : 'none yet';
+    renderAgents();
     $('fact-pages').textContent = String(state.pages.length);
     renderDesktop();
   }
@@ -139,7 +144,10 @@
     });
     $('pages-table').hidden = state.pages.length === 0;
     $('no-pages').hidden = state.pages.length > 0;
-    setText($('count-pages'), String(state.pages.length));
+    const tabs = state.pages.filter((p) => !p.parent).length, frames = state.pages.length - tabs;
+    setText($('count-pages'), tabs + ' · ' + frames);
+    setText($('pages-count'), plural(tabs, 'tab') + ' and ' + plural(frames, 'frame') + ' running the client. ' +
+      'Highlight flashes a page so you can find its tab; Forget drops a disconnected page before its pageId expires.');
 
     const select = /** @type {HTMLSelectElement} */ ($('message-page'));
     const options = state.pages.filter((p) => !p.parent).map((p) => [p.pageId, p.pageId + ' — ' + (p.title || p.url || '(untitled)')]);
@@ -149,6 +157,25 @@
     const chosen = select.value;
     select.replaceChildren(el('option', { value: '' }, 'no page in particular'), ...options.map(([v, t]) => el('option', { value: v }, t)));
     select.value = options.some(([v]) => v === chosen) ? chosen : '';
+  }
+
+  /** Who called this bridge: client name and version, protocol era, calls, last call. */
+  function renderAgents() {
+    const agents = state.agents || [];
+    const key = JSON.stringify(agents.map((a) => [a.name, a.version, a.era, a.calls, a.lastTool]));
+    const body = $('agents');
+    $('agents-table').hidden = agents.length === 0;
+    $('no-agents').hidden = agents.length > 0;
+    if (body.dataset.key === key) return;
+    body.dataset.key = key;
+    body.replaceChildren(...agents.map((a) => {
+      const tr = el('tr');
+      const last = el('td');
+      last.append(el('span', { class: 'ago', 'data-time': String(a.lastCall) }, ago(a.lastCall)), ' · ' + (a.lastTool || ''));
+      tr.append(el('td', {}, a.name + (a.version ? ' ' + a.version : '')), el('td', { class: 'mono' }, a.era),
+        el('td', {}, String(a.calls)), last);
+      return tr;
+    }));
   }
 
   /** @type {Map<string, HTMLElement>} */
@@ -161,18 +188,28 @@
     }
     const open = new Set(state.questions.map((q) => q.questionId));
     for (const [id, card] of cards) if (!open.has(id)) { card.remove(); cards.delete(id); }
-    for (const q of state.questions) if (!cards.has(q.questionId)) { const c = questionCard(q); cards.set(q.questionId, c); box.append(c); }
+    for (const q of state.questions) {
+      if (!cards.has(q.questionId)) { const c = questionCard(q); cards.set(q.questionId, c); box.append(c); }
+      setText(/** @type {Element} */ (/** @type {HTMLElement} */ (cards.get(q.questionId)).querySelector('.who')), whoText(q));
+    }
     $('questions').hidden = cards.size === 0;
     const count = $('count-questions');
     count.hidden = cards.size === 0;
     count.textContent = String(cards.size);
   }
 
+  /** Who asks, on which page, and whether the agent still waits (a ticketed question's answer goes to its inbox).
+   * @param {any} q */
+  function whoText(q) {
+    const who = q.asker === 'page' ? 'A page asks' : q.kind === 'consent' ? 'Agent wants to act' : 'Agent asks';
+    const waiting = q.asker === 'page' ? '' : q.ticketed ? ' · the agent moved on: your answer goes to its inbox' : ' · the agent is waiting';
+    return who + ' · ' + q.pageId + waiting;
+  }
+
   /** @param {any} q */
   function questionCard(q) {
     const card = el('article', { class: 'card question ' + q.kind, 'data-question': q.questionId });
-    const who = q.asker === 'page' ? 'A page asks' : q.kind === 'consent' ? 'Agent wants to act' : 'Agent asks';
-    card.append(el('div', { class: 'who' }, who + ' · ' + q.pageId),
+    card.append(el('div', { class: 'who' }, whoText(q)),
       el('div', { class: 'text' }, q.text));
     if (q.detail) card.append(el('pre', { class: 'detail' }, q.detail));
     const row = el('div', { class: 'row' });

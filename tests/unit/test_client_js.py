@@ -41,6 +41,14 @@ def test_client_type_checks_with_tsc_checkjs():
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
+def test_the_cockpit_script_type_checks_with_tsc_checkjs():
+    script = ROOT / "cockpit" / "static" / "cockpit.js"
+    assert script.read_text().startswith("// @ts-check")
+    proc = subprocess.run([str(TSC), "-p", str(ROOT / "cockpit" / "static" / "jsconfig.json")], capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
 def test_every_part_is_listed_type_checked_and_small():
     on_disk = {p.name for p in (ROOT / "inject").glob("*.js")}
     assert on_disk == set(PARTS)

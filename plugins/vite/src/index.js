@@ -92,7 +92,9 @@ async function answers(bridge) {
  * @returns {import('vite').Plugin}
  */
 export default function dbgBridge(options = {}) {
-  const opts = { ...DEFAULTS, ...options };
+  // An option given as undefined (`{bridge: process.env.DBG_URL}` with the variable unset) keeps its default.
+  const given = Object.fromEntries(Object.entries(options || {}).filter(([, v]) => v !== undefined));
+  const opts = { ...DEFAULTS, ...given };
   const bridge = String(opts.bridge).replace(/\/+$/, '');
   let root = process.cwd();
   /** @type {Promise<any> | null} */

@@ -57,3 +57,10 @@ test('the transform runs before framework plugins whatever the order in plugins:
   /** @type {any} */ (plugin.configResolved)(config);
   assert.deepEqual(config.plugins.map((p) => p.name), ['vite-plugin-dbg-bridge', 'solid']);
 });
+
+test('options given as undefined keep their defaults', async () => {
+  const plugin = dbgBridge({ bridge: undefined, attach: undefined, autoStart: false });
+  const tags = await plugin.transformIndexHtml('<html><head></head></html>');
+  assert.equal(tags[0].attrs.src, 'http://127.0.0.1:7878/inject/dbg_client.js');
+  assert.equal(tags[0].attrs['data-attach'], 'vite');
+});
