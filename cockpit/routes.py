@@ -27,7 +27,7 @@ from starlette.routing import Route
 
 from bridge import __version__, errors
 from bridge.command import invocation
-from bridge.desktop import served, unavailable
+from bridge.desktop import served, why_unavailable
 from bridge.dispatch import Dispatcher
 from bridge.http import HTTPError, error_response, read_body
 from bridge.questions import Question
@@ -297,7 +297,7 @@ async def desktop_consent(d: Dispatcher, data: dict[str, Any], request: Request)
     """Grant the agent input on an attached display for some minutes, or revoke it (a human action)."""
     settings = d.settings
     if not served(settings):
-        raise HTTPError(404, "desktop_disabled", f"The desktop tools are not served: {unavailable(settings)}.")
+        raise HTTPError(404, "desktop_disabled", f"The desktop tools are not served: {why_unavailable(settings)}.")
     if settings.desktop_display == "private":
         raise HTTPError(409, "private_desktop", "The private desktop needs no consent: input there touches nothing "
                                                 "of yours.")

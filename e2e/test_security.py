@@ -356,7 +356,7 @@ def test_sessions_and_the_log_never_show_a_page_secret_or_the_token(bridge, http
     for secret in secrets:
         assert secret not in log
     # The token is printed once, in the startup banner meant for the terminal, and nowhere else.
-    shown = banner(Settings(port=bridge.port), bridge.token)
+    shown = banner(Settings(port=bridge.port, config_dir=bridge.config_dir), bridge.token)
     assert bridge.token not in log.replace(shown, "")
 
 

@@ -202,3 +202,12 @@ def test_disabled_tools_are_not_offered(tmp_path: Path):
             names = {t.name for t in (await b.client.list_tools()).tools}
             assert "page_navigate" not in names and "page_exec" in names
     run(go())
+
+
+def test_a_named_command_without_a_params_model_keeps_every_param(tmp_path: Path):
+    async def go():
+        async with bridge(tmp_path) as b:
+            conn = b.connect_page()
+            await b.ok("page_exec", {"command": "frames", "params": {"deep": True}})
+            assert conn.execs("frames")[0]["params"] == {"deep": True}
+    run(go())
