@@ -26,7 +26,7 @@ DOWN = (RedisError, OSError, asyncio.TimeoutError)
 def unavailable(what: str) -> errors.BridgeError:
     return errors.BridgeError(
         f"The cluster's Redis is not reachable, so {what} failed. Pages connected to this replica keep working; "
-        "check that redis-server runs and --cluster points at it (dbg-bridge doctor), then retry.",
+        "check that redis-server runs and that --cluster points at it, then retry.",
         code="cluster_unavailable")
 
 
