@@ -31,6 +31,11 @@ class Clients:
         #: SDK connection they ride on (the session object itself is made per request). Bounded; a session that
         #: fails a write is dropped.
         self._sessions: OrderedDict[int, Any] = OrderedDict()
+        #: Handshake-era sessions that subscribed (resources/subscribe): key -> (session, uris). Only they hear
+        #: notifications/resources/updated.
+        self.subscribed: OrderedDict[int, tuple[Any, set[str]]] = OrderedDict()
+        #: logging/setLevel per session key (the bridge sends no log notifications below it).
+        self.log_levels: dict[int, str] = {}
 
     @property
     def sessions(self) -> list[Any]:
@@ -54,12 +59,33 @@ class Clients:
             if value is session:
                 del self._sessions[key]
 
+    @staticmethod
+    def key(session: Any) -> int:
+        return id(getattr(session, "_connection", session))
+
+    def subscribe(self, session: Any, uri: str, on: bool = True) -> None:
+        key = self.key(session)
+        _, uris = self.subscribed.get(key, (session, set()))
+        if on:
+            uris.add(uri)
+        else:
+            uris.discard(uri)
+        if uris:
+            self.subscribed[key] = (session, uris)
+            while len(self.subscribed) > MAX_SESSIONS:
+                self.subscribed.popitem(last=False)
+        else:
+            self.subscribed.pop(key, None)
+
     async def announce(self, uri: str) -> None:
-        """Tell handshake-era sessions that a resource changed (notifications/resources/updated on the GET stream)."""
-        for session in self.sessions:
+        """Tell the handshake-era sessions subscribed to `uri` that it changed (notifications/resources/updated)."""
+        for key, (session, uris) in list(self.subscribed.items()):
+            if uri not in uris:
+                continue
             try:
                 await session.send_resource_updated(uri)
             except GONE:
+                self.subscribed.pop(key, None)
                 self._drop(session)
 
     async def sample(self, text: str, system: str, max_tokens: int = 400) -> str | None:

@@ -13,7 +13,8 @@ from mcp.server.mcpserver.tools.base import Tool as SdkTool
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
 from mcp.server.subscriptions import InMemorySubscriptionBus, ResourceUpdated
 from mcp.server.transport_security import TransportSecuritySettings
-from mcp.types import CallToolResult
+from mcp.types import (CallToolResult, EmptyResult, SetLevelRequestParams, SubscribeRequestParams,
+                       UnsubscribeRequestParams)
 from pydantic import ValidationError
 from starlette.types import ASGIApp
 
@@ -80,9 +81,34 @@ def build_server(dispatcher: Dispatcher, table: list[Tool] | None = None) -> MCP
     server = BridgeServer(dispatcher, tools, name="dbg-bridge", version=__version__, instructions=INSTRUCTIONS,
                           subscriptions=bus)
     announce_inbox(server, dispatcher, bus)
+    legacy_requests(server, dispatcher)
     # MCPServer sets root logging to INFO on creation; the bridge's own levels are set after it.
     logging.getLogger("mcp").setLevel(logging.WARNING)
     return server
+
+
+def legacy_requests(server: MCPServer, dispatcher: Dispatcher) -> None:
+    """The 2025-11-25 requests MCPServer leaves out: logging/setLevel (the logging capability) and
+    resources/subscribe + unsubscribe (announcements go only to subscribers). 2026-07-28 clients use
+    subscriptions/listen instead; the SDK hides these methods from them."""
+    low = server._lowlevel_server  # noqa: SLF001 - the SDK's documented way to re-provide a removed spec method
+    clients = dispatcher.clients
+
+    async def set_level(ctx: Any, params: SetLevelRequestParams) -> EmptyResult:
+        clients.log_levels[clients.key(ctx.session)] = params.level
+        return EmptyResult()
+
+    async def subscribe(ctx: Any, params: SubscribeRequestParams) -> EmptyResult:
+        clients.subscribe(ctx.session, str(params.uri))
+        return EmptyResult()
+
+    async def unsubscribe(ctx: Any, params: UnsubscribeRequestParams) -> EmptyResult:
+        clients.subscribe(ctx.session, str(params.uri), on=False)
+        return EmptyResult()
+
+    low.add_request_handler("logging/setLevel", SetLevelRequestParams, set_level)
+    low.add_request_handler("resources/subscribe", SubscribeRequestParams, subscribe)
+    low.add_request_handler("resources/unsubscribe", UnsubscribeRequestParams, unsubscribe)
 
 
 def announce_inbox(server: MCPServer, dispatcher: Dispatcher, bus: InMemorySubscriptionBus) -> None:

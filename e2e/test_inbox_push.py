@@ -36,14 +36,28 @@ def test_a_human_message_is_announced_sampled_and_the_reply_shown_in_the_page(pu
             sampled.put_nowait(params.messages[0].content.text)
             return CreateMessageResult(role="assistant", content=TextContent(type="text", text="On it"), model="test")
 
+        quiet_updates: asyncio.Queue[str] = asyncio.Queue()
+
+        async def on_quiet_message(message) -> None:
+            root = getattr(message, "root", message)
+            if isinstance(root, ResourceUpdatedNotification):
+                quiet_updates.put_nowait(str(root.params.uri))
+
         async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {pushing.token}"}) as http:
             async with Client(streamable_http_client(pushing.mcp_url, http_client=http), mode="legacy",
-                              sampling_callback=sampling, message_handler=on_message) as client:
+                              sampling_callback=sampling, message_handler=on_message) as client, \
+                    Client(streamable_http_client(pushing.mcp_url, http_client=http), mode="legacy",
+                           message_handler=on_quiet_message) as quiet:
                 await client.call_tool("page_list", {})  # the bridge now knows this session
+                await quiet.call_tool("page_list", {})  # and this one, which never subscribes
+                await client.subscribe_resource("dbg://inbox")
+                assert (await client.set_logging_level("warning")) is not None  # the logging capability answers
                 asyncio.run_coroutine_threadsafe(
                     page.send({"type": "event", "kind": "message", "text": "Why is the header red?"}), pages.loop)
                 uri = await asyncio.wait_for(updates.get(), 10)
                 text = await asyncio.wait_for(sampled.get(), 10)
+                await client.call_tool("page_list", {})  # a round trip later: the quiet session still heard nothing
+                assert quiet_updates.empty()
                 return uri, text
 
     from tests.support import run_async
