@@ -19,9 +19,10 @@ ACCESSIBLE_GRACE = 2.0  # seconds a launched app's window may wait for its acces
 
 
 async def desktop_status(desk: Desktop) -> dict[str, Any]:
-    """The desktop the tools work on: backend, display (private or attached), screen size and scale, window manager,
-    whether accessibility and OCR are available, whether input is allowed (and until when), launched apps, the launch
-    allowlist and browser, and the recording under way. Starts the private desktop if it is not running yet."""
+    """The desktop the tools work on: backend, display (private or attached), screen size, monitors and scale,
+    window manager, whether accessibility and OCR are available, whether input is allowed (and until when), launched
+    apps, the launch allowlist and browser, and the recording under way. Starts the private desktop if it is not
+    running yet."""
     info = await run(desk, lambda b: {**b.info(), "windows": len(b.windows()), "apps": len(b.apps())})
     out = {"backend": desk.backend_name, **info, "mode": "attached" if desk.attached else "private",
            "input": "allowed" if desk.input_allowed else "needs the human's consent",
