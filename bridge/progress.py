@@ -35,7 +35,6 @@ async def reporting(what: str, limit: float | None) -> AsyncIterator[None]:
 
     async def tick() -> None:
         while True:
-            await asyncio.sleep(PERIOD)
             elapsed = round(time.monotonic() - started, 1)
             text = f"Waiting for {what}: {elapsed:.0f} s" + (f" of at most {limit:g} s" if limit else "")
             try:
@@ -43,11 +42,18 @@ async def reporting(what: str, limit: float | None) -> AsyncIterator[None]:
             except Exception as exc:  # the client went away: the wait itself goes on
                 log.debug("progress notification failed: %s", exc)
                 return
+            await asyncio.sleep(PERIOD)
 
+    # Most waits end well within the first second: the reporting task is only made once one lasts that long (a
+    # timer costs far less than a task per call).
+    tasks: list[asyncio.Task[None]] = []
+    loop = asyncio.get_running_loop()
     token = _REPORTING.set(True)
-    task = asyncio.get_running_loop().create_task(tick())
+    timer = loop.call_later(PERIOD, lambda: tasks.append(loop.create_task(tick())))
     try:
         yield
     finally:
-        task.cancel()
+        timer.cancel()
+        for task in tasks:
+            task.cancel()
         _REPORTING.reset(token)

@@ -220,11 +220,12 @@ class PingFrame(_Msg):
 
 
 class AckFrame(_Msg):
-    """The bridge has a result (on the WebSocket; over HTTP the answer to the POST is the acknowledgement).
-    The page retries an unacknowledged result until it gets one, so it is sent for duplicates and stale results too."""
+    """The bridge has these results (on the WebSocket; over HTTP the answer to the POST is the acknowledgement).
+    The page retries an unacknowledged result until it gets one, so duplicates and stale results are acknowledged
+    too. Acks are batched (bridge/routes/page_channel.py ACK_DELAY): one frame per burst of calls, not per call."""
 
     type: Literal["ack"] = "ack"
-    requestId: str
+    requestIds: list[str]
 
 
 class CancelFrame(_Msg):

@@ -42,7 +42,7 @@ const RESULT_SLACK_MS = 2000;
  * @typedef {{type: 'exec', requestId: string, frameId: string, command: CommandName,
  *            params: Record<string, any>, timeout: number}} ExecFrame
  * @typedef {{type: 'ping'}} PingFrame
- * @typedef {{type: 'ack', requestId: string}} AckFrame
+ * @typedef {{type: 'ack', requestIds: string[]}} AckFrame
  * @typedef {{type: 'cancel', requestId: string, frameId: string, reason: string}} CancelFrame
  * @typedef {{code: string, message: string, stack?: string, size?: number}} ErrorInfo
  * @typedef {{type: 'result', requestId: string, ok: boolean, result?: any, error?: ErrorInfo}} ResultMsg

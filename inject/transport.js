@@ -208,7 +208,7 @@ class BridgeClient {
     try { msg = JSON.parse(text); } catch (_) { return; }
     if (!msg) return;
     if (msg.type === 'exec') this.opts.onExec(/** @type {ExecFrame} */ (msg));
-    else if (msg.type === 'ack') this.acked(String(msg.requestId));
+    else if (msg.type === 'ack' && Array.isArray(msg.requestIds)) for (const rid of msg.requestIds) this.acked(String(rid));
     else if (msg.type === 'cancel' && this.opts.onCancel) this.opts.onCancel(/** @type {CancelFrame} */ (msg));
   }
 

@@ -29,6 +29,9 @@ log = logging.getLogger("bridge.pages")
 WS_CLOSE_REREGISTER = 4401
 #: WebSocket close code: the upgrade came from another origin than the page's register.
 WS_CLOSE_ORIGIN = 4403
+#: Seconds a WebSocket result waits for its acknowledgement, so a burst of calls shares one ack frame (the page
+#: retries an unacknowledged result after 1 s: inject/dbg_client.js RESULT_ACK_WAIT_MS).
+ACK_DELAY = 0.1
 
 
 class SSEConnection:
@@ -59,6 +62,25 @@ class WSConnection:
     def __init__(self, ws: WebSocket) -> None:
         self.ws = ws
         self.closed = False
+        #: Results taken but not yet acknowledged (sent together ACK_DELAY after the first).
+        self.acks: dict[str, None] = {}
+
+    def ack(self, request_id: str) -> None:
+        """Acknowledge a result soon, in one frame with the others that arrive meanwhile."""
+        if not self.acks:
+            asyncio.get_running_loop().call_later(ACK_DELAY, self._flush_acks)
+        self.acks[request_id] = None
+
+    def _flush_acks(self) -> None:
+        ids, self.acks = list(self.acks), {}
+        if ids and not self.closed:
+            self._acking = asyncio.ensure_future(self._send_acks(ids))  # held: a task nobody holds may be collected
+
+    async def _send_acks(self, ids: list[str]) -> None:
+        try:
+            await self.send(protocol.dump(AckFrame(requestIds=ids)))
+        except ConnectionError:
+            pass  # the page sends them again on its next channel, and they are acknowledged there
 
     async def send(self, text: str) -> None:
         if self.closed:
@@ -238,10 +260,7 @@ async def websocket(ws: WebSocket) -> None:
             if isinstance(msg, ResultMsg):
                 # Acknowledged whether it was taken or not (a duplicate, a call already over): the page stops
                 # retrying it either way.
-                try:
-                    await conn.send(protocol.dump(AckFrame(requestId=msg.requestId)))
-                except ConnectionError:
-                    break
+                conn.ack(msg.requestId)
     except WebSocketDisconnect:
         pass
     finally:
