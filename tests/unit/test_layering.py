@@ -1,0 +1,67 @@
+"""The layering rule, checked over the imports (docs/architecture.md states it): tools -> dispatch -> {registry,
+pending, protocol}; routes -> {dispatch, protocol}; nothing imports app or cli; the desktop knows nothing of
+routes, the cockpit or the tools."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGES = {ROOT / "bridge": "bridge", ROOT / "cockpit": "bridge.cockpit", ROOT / "inject": "bridge.inject"}
+
+
+def imports() -> dict[str, set[str]]:
+    """module -> the bridge modules it imports (at any depth of its code, lazy imports included)."""
+    out: dict[str, set[str]] = {}
+    for base, package in PACKAGES.items():
+        for path in base.rglob("*.py"):
+            parts = [p for p in path.relative_to(base).with_suffix("").parts if p != "__init__"]
+            module = ".".join([package, *parts])
+            found: set[str] = set()
+            for node in ast.walk(ast.parse(path.read_text())):
+                if isinstance(node, ast.Import):
+                    found |= {a.name for a in node.names if a.name.startswith("bridge")}
+                elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("bridge"):
+                    found.add(node.module)
+                    found |= {f"{node.module}.{a.name}" for a in node.names}  # `from bridge import errors`
+            out[module] = found
+    return out
+
+
+def under(module: str, *roots: str) -> bool:
+    return any(module == r or module.startswith(r + ".") for r in roots)
+
+
+def offenders(importer_roots: tuple[str, ...], forbidden: tuple[str, ...], allowed: set[str] = frozenset()) -> list:
+    return sorted((m, i) for m, found in imports().items() if under(m, *importer_roots) and m not in allowed
+                  for i in found if under(i, *forbidden))
+
+
+def test_nothing_imports_app_or_cli_but_the_entry_points():
+    assert offenders(("bridge",), ("bridge.app",), {"bridge.cli"}) == []
+    assert offenders(("bridge",), ("bridge.cli",), {"bridge.__main__"}) == []
+
+
+def test_the_low_layers_import_nothing_above_them():
+    low = ("bridge.registry", "bridge.pending", "bridge.protocol", "bridge.errors", "bridge.inbox", "bridge.questions")
+    assert offenders(low, ("bridge.dispatch", "bridge.tools", "bridge.routes", "bridge.cockpit", "bridge.mcp_server",
+                           "bridge.human")) == []
+
+
+def test_dispatch_knows_no_tool_route_cockpit_or_mcp_server():
+    assert offenders(("bridge.dispatch",), ("bridge.tools", "bridge.routes", "bridge.cockpit", "bridge.mcp_server",
+                                            "bridge.human")) == []
+
+
+def test_tools_reach_pages_through_dispatch_never_through_routes_or_the_cockpit():
+    assert offenders(("bridge.tools",), ("bridge.routes", "bridge.cockpit", "bridge.mcp_server")) == []
+
+
+def test_routes_know_no_tools():
+    assert offenders(("bridge.routes", "bridge.cockpit"), ("bridge.tools", "bridge.mcp_server")) == []
+
+
+def test_the_desktop_knows_nothing_of_routes_the_cockpit_or_the_tools():
+    assert offenders(("bridge.desktop",), ("bridge.routes", "bridge.cockpit", "bridge.tools", "bridge.mcp_server",
+                                           "bridge.dispatch")) == []
