@@ -48,6 +48,14 @@ if [ ! -x .tools/node_modules/.bin/tsc ]; then
   npm install --prefix .tools --no-audit --no-fund --silent typescript@5 >/dev/null
 fi
 
+if [ ! -x .tools/conformance/node_modules/.bin/conformance ]; then
+  echo "==> installing the official MCP conformance suite on Node 22 into .tools/conformance (e2e/test_conformance.py)"
+  mkdir -p .tools/conformance
+  [ -f .tools/conformance/package.json ] || echo '{"private": true}' > .tools/conformance/package.json
+  npm install --prefix .tools/conformance --no-audit --no-fund --silent \
+    node@22.23.3 @modelcontextprotocol/conformance@0.1.16 >/dev/null
+fi
+
 for app in plugins/vite e2e/frameworks/react e2e/frameworks/vue e2e/frameworks/react-vite8 \
     e2e/webpack_app e2e/apps/todomvc e2e/apps/swagger-ui e2e/apps/rapidoc e2e/apps/uikit; do
   # the Vite plugin's deps, the real React and Vue apps on Vite 7 and the React app on Vite 8 (Vite dev server) for
