@@ -14,6 +14,7 @@ from types import SimpleNamespace
 
 import httpx
 import pytest
+import redis
 
 from e2e.pageloop import PageLoop
 from tests.fakepage import echo_handler
@@ -168,6 +169,47 @@ def test_question_asked_on_b_is_answered_in_cs_cockpit(replicas, pages: PageLoop
     assert out["answer"] is True and out["via"] == "cockpit"
     answers = ok(r.mcp_a.call("inbox", {"kinds": ["answer"], "wait": 10}))["items"]
     assert any(i["data"]["questionId"] == qid and i["from"] == "human" for i in answers)
+
+
+def test_consent_allowed_on_one_replica_holds_on_another(redis_server, pages: PageLoop, tmp_path_factory) -> None:
+    """Consent on: an "Allow on this origin" answered for a call made on Q holds for the same origin on P."""
+    env = {"DBG_NO_CONSENT": "0"}
+    p_ = BridgeProcess(tmp_path_factory.mktemp("consent-p"), "--cluster", redis_server.url, env=env).start()
+    q_ = BridgeProcess(tmp_path_factory.mktemp("consent-q"), "--cluster", redis_server.url, env=env).start()
+    asks: list[dict] = []
+
+    async def handler(frame: dict) -> dict:
+        if frame.get("command") == "ask":
+            asks.append(frame)
+            return {"ok": True, "result": {"shown": True}}
+        return await echo_handler(frame)
+
+    mcp_p, mcp_q = McpSession(p_.mcp_url, p_.token), McpSession(q_.mcp_url, q_.token)
+    try:
+        origin = "http://127.0.0.1:5173"
+        page = pages.connect(p_.base, handler=handler, origin=origin, url=origin + "/app")
+        wait_until(lambda: rows_by_id(mcp_q).get(page.page_id, {}).get("state") == "live", 10, 0.05,
+                   what="the page live on Q")
+        first = mcp_q.start("page_exec", {"code": "1+1", "pageId": page.page_id})
+        wait_until(lambda: [a for a in asks if "questionId" in a.get("params", {})], 10, 0.02,
+                   what="the consent prompt in the page")
+        qid = asks[-1]["params"]["questionId"]
+        pages.send(page, {"type": "event", "kind": "answer", "questionId": qid,
+                          "data": {"answer": "Allow on this origin"}})
+        assert ok(first.result(15))["result"] == 2
+        shown = len(asks)
+        store = redis.Redis.from_url(redis_server.url)
+        wait_until(lambda: store.smembers("dbg:approvals"), 5, 0.02, what="the approval stored")
+        store.close()
+        second = mcp_p.start("page_exec", {"code": "1+1", "pageId": page.page_id})
+        wait_until(lambda: second.done() or len(asks) > shown, 10, 0.02, what="page_exec on P")
+        assert len(asks) == shown, "P asked again: the approval did not reach it"
+        assert ok(second.result(5))["result"] == 2
+    finally:
+        mcp_p.close()
+        mcp_q.close()
+        q_.stop()
+        p_.stop()
 
 
 def test_owner_killed_mid_call_fails_fast_and_page_comes_back(replicas, redis_server, pages: PageLoop,
