@@ -280,3 +280,28 @@ def test_redis_stopped_and_restarted(replicas, redis_server: RedisServer, pages:
     except AssertionError as exc:
         raise AssertionError(f"{exc}; last answer: {last}") from None
     assert ok(r.mcp_c.call("page_exec", {"code": "1+1", "pageId": on_b.page_id}))["result"] == 2
+
+
+def test_a_password_protected_redis_and_a_wrong_password(tmp_path_factory) -> None:
+    """redis://:password@… works; a wrong password is cluster_unavailable for a new page, and never logged."""
+    secret_redis = RedisServer(password="s3cret-redis-pw").start()
+    good = BridgeProcess(tmp_path_factory.mktemp("auth-good"), "--cluster", secret_redis.url, "--no-auth")
+    wrong_url = secret_redis.url.replace("s3cret-redis-pw", "not-the-password")
+    bad = BridgeProcess(tmp_path_factory.mktemp("auth-bad"), "--cluster", wrong_url, "--no-auth")
+    try:
+        good.start()
+        bad.start()
+        body = json.dumps({"v": 1, "url": "http://127.0.0.1/x", "title": "t", "attach": "fake"})
+        with httpx.Client(timeout=10) as http:
+            ok_reply = http.post(good.base + "/bridge/register", content=body, headers={"Content-Type": "text/plain"})
+            assert ok_reply.status_code == 200, ok_reply.text
+            refused = http.post(bad.base + "/bridge/register", content=body, headers={"Content-Type": "text/plain"})
+        assert refused.status_code == 503 and refused.json()["error"]["code"] == "cluster_unavailable"
+        for proc in (good, bad):
+            log = proc.log.read_text()
+            assert "s3cret-redis-pw" not in log and "not-the-password" not in log
+    finally:
+        bad.stop()
+        good.stop()
+        secret_redis.stop()
+
