@@ -34,6 +34,7 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
     tag: bytes = b""
     root: str = ""
     api: Callable[[str], Any] | None = None
+    rewrite: dict[str, tuple[bytes, bytes]] = {}
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, directory=self.root, **kwargs)
@@ -59,11 +60,16 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
         path = Path(self.translate_path(self.path))
         if path.is_dir():
             path = path / "index.html"
-        if path.suffix != ".html" or not path.is_file():
+        change = self.rewrite.get(self.path.split("?")[0])
+        if (path.suffix != ".html" and not change) or not path.is_file():
             return super().do_GET()
-        data = inject(path.read_bytes(), self.tag)
+        data = path.read_bytes()
+        if change:
+            data = data.replace(*change)
+        if path.suffix == ".html" and self.tag:
+            data = inject(data, self.tag)
         self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Type", "text/html; charset=utf-8" if path.suffix == ".html" else "text/javascript")
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
@@ -86,10 +92,14 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
 class CorpusServer:
     """Serves e2e/apps on 127.0.0.1 (threaded, in-process); `url('todomvc/node_modules/todomvc/examples/backbone/')`."""
 
-    def __init__(self, client_url: str, root: Path = APPS, api: Callable[[str], Any] | None = None) -> None:
-        """`api(path)` answers a GET with JSON when it returns something (a backend for the apps that call one)."""
-        tag = f'<script src="{client_url}" data-attach="corpus"></script>'.encode()
-        handler = type("Handler", (_Handler,), {"tag": tag, "root": str(root), "api": staticmethod(api) if api else None})
+    def __init__(self, client_url: str | None, root: Path = APPS, api: Callable[[str], Any] | None = None,
+                 rewrite: dict[str, tuple[bytes, bytes]] | None = None) -> None:
+        """`api(path)` answers a GET with JSON when it returns something (a backend for the apps that call one);
+        `rewrite` maps a URL path to one (old, new) byte replacement in that file (e.g. a CDN URL to the local
+        copy); without client_url the pages are served untouched."""
+        tag = f'<script src="{client_url}" data-attach="corpus"></script>'.encode() if client_url else b""
+        handler = type("Handler", (_Handler,), {"tag": tag, "root": str(root), "api": staticmethod(api) if api else None,
+                                                "rewrite": rewrite or {}})
         self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self.httpd.daemon_threads = True
         self.port = self.httpd.server_address[1]

@@ -54,7 +54,7 @@ def test_click_through_a_dialog_by_ref(app, mcp):
 
 
 def test_a_ref_to_a_removed_element_fails_as_stale_and_never_hits_another(app, mcp):
-    text = text_of(mcp.call("page_snapshot", {"pageId": app.page_id}))
+    text = text_of(mcp.call("page_snapshot", {"pageId": app.page_id, "detailed": True}))
     plum = ref_of(text, 'listitem "Plum"')
     app.evaluate("document.querySelector('#items li:last-child').remove()")
     res = mcp.call("page_act", {"pageId": app.page_id, "action": "click", "ref": plum})

@@ -1,5 +1,7 @@
 """Text as a person reads it, and open shadow roots, in page_find, page_act, page_wait and page_snapshot."""
 
+import re
+
 import pytest
 
 from tests.support import ok, open_page, text_of
@@ -77,3 +79,17 @@ def test_a_source_lookup_inside_a_shadow_root_names_the_custom_element(page, mcp
     found = ok(mcp.call("page_find", {"pageId": page.page_id, "text": "Deep go"}))
     src = ok(mcp.call("page_source", {"pageId": page.page_id, "ref": found["matches"][0]["ref"]}))
     assert src["via"] == "custom-element" and "<x-panel>" in src["components"][-1] and "no source positions" in src["note"]
+
+
+def test_the_lean_snapshot_gives_refs_to_what_can_be_acted_on_and_detailed_to_every_role(page, mcp):
+    lean = text_of(mcp.call("page_snapshot", {"pageId": page.page_id}))
+    assert re.search(r'- button "Count is 3" \[ref=e\d+\]', lean)  # bare refs: the header's document only
+    assert re.search(r'- heading "Panel title" \[level=2\]$', lean, re.M)  # no ref on what is only read
+    assert "- row: Apple | 3" in lean and re.search(r'- button "Eat" \[ref=e\d+\]', lean)
+    card = re.search(r'- clickable \[ref=(e\d+)\]: Open card', lean)
+    assert card  # a div with a pointer cursor and no role is still something to click
+    ok(mcp.call("page_act", {"pageId": page.page_id, "action": "click", "ref": card.group(1)}))
+    assert page.evaluate("document.getElementById('out').textContent") == "card opened"
+    detailed = text_of(mcp.call("page_snapshot", {"pageId": page.page_id, "detailed": True}))
+    assert re.search(r'- heading "Panel title" \[level=2\] \[ref=e\d+@[a-z]{2}\]', detailed)
+    assert re.search(r'- cell "Apple" \[ref=e\d+@[a-z]{2}\]', detailed) and len(lean) < len(detailed)

@@ -43,12 +43,12 @@ class Agent:
     def snapshot(self, **kw: Any) -> str:
         return text_of(self.mcp.call("page_snapshot", {"pageId": self.page_id, **kw}))
 
-    def ref_near(self, tree: str, text: str, role: str) -> str:
-        """The ref of the first `role` line at or just after the line naming `text`, else just before it (a row's
+    def ref_near(self, tree: str, text: str, role: str, before: bool = False) -> str:
+        """The ref of the first `role` line at or just after the line naming `text` (or just before it: a row's
         checkbox, say)."""
         lines = tree.splitlines()
         at = next(i for i, line in enumerate(lines) if text in line)
-        for line in lines[at:at + 3] + lines[max(0, at - 2):at][::-1]:
+        for line in (lines[max(0, at - 2):at + 1][::-1] if before else lines[at:at + 3]):
             if f"- {role}" in line:
                 return re.search(r"\[ref=([^\]]+)\]", line).group(1)
         raise AssertionError(f"no {role} near {text!r} in:\n" + "\n".join(lines[max(0, at - 3):at + 4]))
@@ -62,7 +62,7 @@ def todo_task(agent: Agent) -> None:
     assert agent.wait(text="2 items left")["met"]
     assert agent.find(text="2 items left")["total"] == 1
     tree = agent.snapshot()
-    agent.act(action="check", ref=agent.ref_near(tree, "Buy milk", "checkbox"))
+    agent.act(action="check", ref=agent.ref_near(tree, "Buy milk", "checkbox", before=True))
     assert agent.wait(text="1 item left")["met"]
     agent.act(action="click", text="Completed", exact=True)
     assert agent.wait(text="Walk the dog", state="hidden")["met"]
@@ -158,8 +158,8 @@ def test_rapidoc_lit_components_navigate_fill_and_try_inside_shadow_roots(corpus
     agent = Agent(mcp, page)
     assert page.evaluate("!!document.querySelector('rapi-doc').shadowRoot")  # everything below is in shadow trees
     tree = agent.snapshot()
-    agent.act(action="fill", ref=agent.ref_near(tree, 'cell "path-param-1 string"', "textbox"), value="p1-opt-1")
-    agent.act(action="fill", ref=agent.ref_near(tree, 'cell "path-param-2 string"', "textbox"), value="p2-opt-2")
+    agent.act(action="fill", ref=agent.ref_near(tree, "- text: path-param-1", "textbox"), value="p1-opt-1")
+    agent.act(action="fill", ref=agent.ref_near(tree, "- text: path-param-2", "textbox"), value="p2-opt-2")
     agent.act(action="click", text="TRY", exact=True)
     assert agent.wait(text="/multiple-examples-in-request-parameters/p1-opt-1/p2-opt-2\"")["met"]  # the echoed JSON
     assert API_CALLS[-1].startswith("/multiple-examples-in-request-parameters/p1-opt-1/p2-opt-2")

@@ -115,7 +115,7 @@ async function act(a) {
     }
     case 'drag': {
       if (!a.to) throw new DbgError('bad_action', 'drag needs `to`: the ref or CSS selector of where to drop.');
-      const dest = /^e\d+@[a-z]{2}$/.test(String(a.to)) ? refs.resolve(String(a.to)) : target({ selector: a.to });
+      const dest = REF_PATTERN.test(String(a.to)) ? refs.resolve(String(a.to)) : target({ selector: a.to });
       const r = dest.getBoundingClientRect();
       const at = { clientX: r.x + r.width / 2, clientY: r.y + r.height / 2 };
       const dt = typeof DataTransfer !== 'undefined' ? new DataTransfer() : null;

@@ -58,7 +58,7 @@ const COMMANDS = {
       }
       return sliceTree(lastFullTree.id, lastFullTree.text, Number(params.from) || 0, ctx.maxResult);
     }
-    const root = params.root ? target(/^e\d+@/.test(String(params.root)) ? { ref: params.root } : { selector: params.root })
+    const root = params.root ? target(REF_PATTERN.test(String(params.root)) ? { ref: params.root } : { selector: params.root })
       : (document.body || document.documentElement);
     const full = !!params.full;
     const out = snapshot(root, {
@@ -66,6 +66,7 @@ const COMMANDS = {
       interactive: !!params.interactiveOnly,
       maxChars: full ? 0 : Number(params.maxChars) || 12000,
       boxes: !!params.boxes,
+      detailed: !!params.detailed,
     });
     refs.snapshots++;
     const snapshotId = 's' + refs.snapshots + '@' + DOC_TAG;

@@ -3,10 +3,16 @@
 
 /** A tag for this document: refs carry it, so a ref from before a reload can never hit a new element. */
 const DOC_TAG = String.fromCharCode(97 + Math.floor(Math.random() * 26), 97 + Math.floor(Math.random() * 26));
+const REF_SEQ_KEY = '__dbg_ref_seq';
+/** Ref numbers go on across the tab's reloads and same-origin navigations (sessionStorage), so a bare ref ('e12',
+ * as the lean snapshot writes them) from an earlier document is below this document's first number: stale. */
+const FIRST_REF = (() => { try { return Math.max(1, Number(sessionStorage.getItem(REF_SEQ_KEY)) || 1); } catch (_) { return 1; } })();
+/** A ref with or without its document tag. */
+const REF_PATTERN = /^e(\d+)(?:@([a-z]{2}))?$/;
 const refs = {
   /** @type {Map<string, WeakRef<Element>>} */ byRef: new Map(),
   /** @type {WeakMap<Element, string>} */ byEl: new WeakMap(),
-  next: 1,
+  next: FIRST_REF,
   snapshots: 0,
   /** @param {Element} el */
   of(el) {
@@ -15,20 +21,23 @@ const refs = {
       r = 'e' + this.next++ + '@' + DOC_TAG;
       this.byEl.set(el, r);
       this.byRef.set(r, new WeakRef(el));
+      try { sessionStorage.setItem(REF_SEQ_KEY, String(this.next)); } catch (_) { /* no storage: tags still guard */ }
     }
     return r;
   },
   /** @param {string} ref @returns {Element} */
   resolve(ref) {
     const r = String(ref).trim();
-    if (!/^e\d+@[a-z]{2}$/.test(r)) throw new DbgError('bad_ref', "'" + r + "' is not a ref; refs look like 'e12@ab' and come from page_snapshot or page_find.");
-    if (r.slice(-2) !== DOC_TAG) {
+    const m = REF_PATTERN.exec(r);
+    if (!m) throw new DbgError('bad_ref', "'" + r + "' is not a ref; refs look like 'e12' or 'e12@ab' and come from page_snapshot or page_find.");
+    if ((m[2] && m[2] !== DOC_TAG) || (!m[2] && Number(m[1]) < FIRST_REF)) {
       throw new DbgError('stale_ref', 'Ref ' + r + ' is from an earlier document of this page (it reloaded or navigated). Take a new page_snapshot.');
     }
-    const w = this.byRef.get(r);
+    const w = this.byRef.get('e' + m[1] + '@' + DOC_TAG);
     const el = w && w.deref();
     if (!el || !el.isConnected) {
-      throw new DbgError('stale_ref', 'Ref ' + r + ' points to an element that is no longer in the page. Take a new page_snapshot or page_find.');
+      throw new DbgError('stale_ref', 'Ref ' + r + ' points to an element that is no longer in the page' +
+        (m[2] ? '' : ' (or to none yet in this document)') + '. Take a new page_snapshot or page_find.');
     }
     return el;
   },
@@ -103,12 +112,14 @@ function nameOf(el, role) {
   const labels = labelsOf(el);
   if (labels && labels.length) return clip(Array.from(labels).map((l) => labelText(/** @type {Element} */ (l))).join(' '), 100);
   if (el.tagName === 'INPUT' && /^(button|submit|reset)$/i.test(el.getAttribute('type') || '')) return clip(/** @type {HTMLInputElement} */ (el).value, 100);
-  const alt = el.getAttribute('alt') || el.getAttribute('title') || el.getAttribute('placeholder');
+  const alt = el.getAttribute('alt');
   if (alt) return clip(alt, 100);
+  // name from content before title and placeholder, as the accessible-name computation does
   if (/^(button|link|heading|option|tab|menuitem|cell|columnheader|label|listitem|treeitem|switch|checkbox|radio)$/.test(role)) {
-    return clip(elementText(el), 100);
+    const content = clip(elementText(el), 100);
+    if (content) return content;
   }
-  return '';
+  return clip(el.getAttribute('title') || el.getAttribute('placeholder') || '', 100);
 }
 
 /** A label's own words, without the text of the controls inside it (a select's options, say). @param {Element} label */
@@ -157,70 +168,12 @@ function statesOf(el, role) {
   return out;
 }
 
-/** Direct text of an element (not of its children; a slot's assigned text included), for context lines. @param {Element} el */
-function ownText(el) {
+/** Direct text of an element (not of its children; a slot's assigned text included), for context lines. @param {Element} el @param {number} [max] */
+function ownText(el, max = 120) {
   let t = '';
   const kids = flatChildren(el);
   for (let i = 0; i < kids.length; i++) if (kids[i].nodeType === 3) t += kids[i].textContent;
-  return clip(t, 120);
-}
-
-/**
- * Walk the DOM (open shadow roots included) into compact lines: `- role "name" [state] [ref=e3@ab]`.
- * @param {Element} root @param {{depth: number, interactive: boolean, maxChars: number, boxes: boolean}} opt
- */
-function snapshot(root, opt) {
-  labelIndex = indexLabels();
-  try { return withTextCache(() => snapshotWalk(root, opt)); } finally { labelIndex = null; }
-}
-
-/** @param {Element} root @param {{depth: number, interactive: boolean, maxChars: number, boxes: boolean}} opt */
-function snapshotWalk(root, opt) {
-  const lines = [];
-  let chars = 0, count = 0, truncated = 0;
-  const limit = opt.maxChars > 0 ? opt.maxChars : Infinity;
-  const selected = /** @type {any} */ (window).__dbgSelected;
-  /** @param {Element} el @param {number} level */
-  const walk = (el, level) => {
-    if (SKIP_TAGS.has(el.tagName) || hidden(el)) return;
-    const role = roleOf(el);
-    const name = role ? nameOf(el, role) : '';
-    const text = ownText(el);
-    const forControl = role === 'label' && !!(/** @type {HTMLLabelElement} */ (el).control); // its control shows the name
-    const show = opt.interactive ? INTERACTIVE.has(role) : !forControl && (!!role || !!text);
-    let next = level;
-    if (show && level <= opt.depth) {
-      count++;
-      let line = '  '.repeat(level) + '- ' + (role || 'text');
-      if (name) line += ' ' + JSON.stringify(name);
-      else if (!role && text) line += ': ' + text;
-      const st = statesOf(el, role);
-      if (st.length) line += ' [' + st.join(', ') + ']';
-      if (role && role !== 'paragraph') line += ' [ref=' + refs.of(el) + ']';
-      if (role === 'iframe') { const id = router.ids.get(el); if (id) line += ' [frame=' + id + ']'; }
-      if (el === selected) line += ' [selected-by-human]';
-      if (opt.boxes && role) {
-        const r = el.getBoundingClientRect();
-        line += ' [box=' + [r.x, r.y, r.width, r.height].map(Math.round).join(',') + ']';
-      }
-      if (role && text && name !== text && !opt.interactive) line += ': ' + text;
-      // past the cut, keep walking to count exactly what is left out
-      if (truncated || chars + line.length + 1 > limit) truncated++;
-      else { chars += line.length + 1; lines.push(line); }
-      next = level + 1;
-      if (role && name && /^(button|link|heading|option|tab|menuitem|cell|columnheader|listitem)$/.test(role) && !el.querySelector('input,select,textarea,button,a[href],[role]')) return;
-    }
-    if (next > opt.depth + 1) return;
-    for (const k of flatElementChildren(el)) walk(k, next); // slotted nodes at their slot
-  };
-  walk(root, 0);
-  if (truncated) {
-    // the closing line counts against maxChars too: drop shown lines until it fits
-    const tail = () => '- … ' + truncated + ' more element(s) over maxChars=' + opt.maxChars + '; narrow with root, depth or interactiveOnly, or toFile';
-    while (lines.length && chars + tail().length > limit) { chars -= /** @type {string} */ (lines.pop()).length + 1; truncated++; }
-    lines.push(tail());
-  }
-  return { text: lines.join('\n'), elements: count, shown: count - truncated, truncated: truncated > 0 };
+  return clip(t, max);
 }
 
 const FORM_CONTROL = /^(INPUT|SELECT|TEXTAREA)$/;

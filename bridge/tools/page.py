@@ -77,6 +77,7 @@ async def page_snapshot(
     interactiveOnly: bool = False,
     maxChars: Annotated[int, Field(description="200 to 200000.")] = 12_000,
     boxes: Annotated[bool, Field(description="x,y,w,h in CSS px.")] = False,
+    detailed: Annotated[bool, Field(description="Every role its own line and ref.")] = False,
     includeFrames: Annotated[bool, Field(description="Inline same-origin frames (refs f0:e3@ab).")] = False,
     toFile: Annotated[bool, Field(description="Whole tree to a file.")] = False,
     timeout: Timeout = 15,
@@ -88,7 +89,7 @@ async def page_snapshot(
         raise errors.BridgeError(f"maxChars must be between {low} and {high} (got {maxChars}). For a longer tree, "
                                  "pass toFile: true (the whole tree goes to a file), or narrow with root, depth or "
                                  "interactiveOnly.", code="bad_max_chars")
-    params = {"root": root, "depth": depth, "interactiveOnly": interactiveOnly, "boxes": boxes,
+    params = {"root": root, "depth": depth, "interactiveOnly": interactiveOnly, "boxes": boxes, "detailed": detailed,
               "includeFrames": includeFrames, "maxChars": maxChars, "full": toFile}
     snap = await page.call("snapshot", params, timeout)
     if not toFile:
@@ -124,7 +125,7 @@ def head_of(tree: str, max_chars: int) -> str:
 def snapshot_result(page_id: str, snap: dict[str, Any], extra: str = "") -> CallToolResult:
     shown = snap.get("shown", snap["elements"])
     count = f"{snap['elements']} elements" + (f" ({shown} shown, truncated)" if snap["truncated"] and not extra else "")
-    head = (f"pageId {page_id} · {snap['url']} · {snap['title']!r} · snapshot {snap['snapshotId']} · {count}{extra}")
+    head = f"pageId {page_id} · {snap['url']} · {snap['title']!r} · {count}{extra}"
     return CallToolResult(content=[TextContent(type="text", text=head + "\n" + snap["tree"])],
                           structured_content={"pageId": page_id, **snap})
 

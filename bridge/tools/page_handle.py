@@ -10,7 +10,7 @@ if TYPE_CHECKING:
     from bridge.settings import Settings
 
 #: A ref from a snapshot with includeFrames ('f0:e3@ab') names the frame it lives in.
-FRAME_REF = re.compile(r"^(f\d+):(e\d+@[a-z]{2})$")
+FRAME_REF = re.compile(r"^(f\d+):(e\d+(?:@[a-z]{2})?)$")
 
 
 class Page:

@@ -1,0 +1,116 @@
+// @ts-check
+// dbg-bridge page client, part: the snapshot: the page as compact lines with refs. Shares one IIFE with the other parts (inject/__init__.py).
+
+/** @typedef {{depth: number, interactive: boolean, maxChars: number, boxes: boolean, detailed?: boolean}} SnapshotOptions */
+
+/** Roles that only group others: in the lean default their line goes and their children move up (unless named). */
+const WRAPPER_ROLES = new Set(['list', 'table', 'group', 'region', 'paragraph', 'cell', 'columnheader', 'form', 'label']);
+/** Characters of running text per line in the lean default (the whole text: detailed, page_find, page_exec). */
+const LEAN_TEXT = 72;
+/** Elements an agent acts on carry a ref in the lean default: controls, labels, and anything clickable. */
+const ACTION_SELECTOR = 'a[href],button,input,select,textarea,summary,[role=button],[role=link],[role=checkbox],[role=tab],' +
+  '[role=menuitem],[role=option],[role=switch],[role=textbox],[role=combobox],[tabindex],[onclick],[contenteditable]';
+
+/** Something a click does something to, though it has no control role: tabindex, an onclick attribute, or the
+ * element where a pointer cursor starts. @param {Element} el */
+function clickable(el) {
+  if (el.hasAttribute('onclick') || (el.hasAttribute('tabindex') && /** @type {HTMLElement} */ (el).tabIndex >= 0)) return true;
+  if (getComputedStyle(el).cursor !== 'pointer') return false;
+  const up = el.parentElement || hostOf(el);
+  return !up || getComputedStyle(up).cursor !== 'pointer';
+}
+
+/** The elements below el (shadow trees included) an agent could act on. @param {Element} el */
+function actionsInside(el) {
+  return deepElements(el).filter((e) => e !== el && e.matches(ACTION_SELECTOR));
+}
+
+/**
+ * Walk the DOM (open shadow roots included, slotted nodes at their slot) into compact lines:
+ * `- role "name" [state] [ref=e3@ab]`. The lean default puts refs on what an agent acts on only, drops lines that
+ * only group, and writes a table row without controls as one line; `detailed` gives every element with a role its
+ * line and its ref.
+ * @param {Element} root @param {SnapshotOptions} opt
+ */
+function snapshot(root, opt) {
+  labelIndex = indexLabels();
+  try { return withTextCache(() => snapshotWalk(root, opt)); } finally { labelIndex = null; }
+}
+
+/** @param {Element} root @param {SnapshotOptions} opt */
+function snapshotWalk(root, opt) {
+  const lines = [];
+  let chars = 0, count = 0, truncated = 0;
+  const limit = opt.maxChars > 0 ? opt.maxChars : Infinity;
+  const lean = !opt.detailed && !opt.interactive;
+  const selected = /** @type {any} */ (window).__dbgSelected;
+  /** @param {string} line */
+  const emit = (line) => {
+    count++;
+    // past the cut, keep walking to count exactly what is left out
+    if (truncated || chars + line.length + 1 > limit) truncated++;
+    else { chars += line.length + 1; lines.push(line); }
+  };
+  /** @param {Element} el @param {number} level @param {string} said the name of the nearest shown ancestor */
+  const walk = (el, level, said) => {
+    if (SKIP_TAGS.has(el.tagName) || hidden(el)) return;
+    const role = roleOf(el);
+    const name = role ? nameOf(el, role) : '';
+    let text = ownText(el, lean ? LEAN_TEXT : 120);
+    // ", , ," between inline links says nothing; neither do the words of a button its name already says
+    if (lean && (!/[\p{L}\p{N}]/u.test(text) || (said && said.includes(text)))) text = '';
+    const forControl = role === 'label' && !!(/** @type {HTMLLabelElement} */ (el).control); // its control shows the name
+    // a clickable element without a role counts when nothing inside it is a control (else the controls speak)
+    const actionable = INTERACTIVE.has(role) || role === 'label' || role === 'iframe' ||
+      (lean && !role && clickable(el) && !actionsInside(el).length);
+    // a clickable element without a role (a div with tabindex or a click cursor) reads as its whole text
+    if (lean && actionable && !role) text = clip(elementText(el), LEAN_TEXT);
+    let show = opt.interactive ? INTERACTIVE.has(role) : !forControl && (!!role || !!text);
+    if (lean && show && level <= opt.depth) {
+      if (role === 'row' && !actionsInside(el).length) {
+        const cells = flatElementChildren(el).map((c) => clip(elementText(c), 60)).filter(Boolean);
+        if (cells.length) emit('  '.repeat(level) + '- row: ' + cells.join(' | '));
+        return;
+      }
+      if (WRAPPER_ROLES.has(role) && !actionable && !text && (!name || role === 'cell' || role === 'paragraph')) show = false;
+      if (!role && !text) show = false;
+      if (actionable && !role && text) show = true;
+      if (role === 'listitem' && !text) {
+        const inner = actionsInside(el);
+        if (inner.length === 1 && withTextCache(() => nameOf(inner[0], roleOf(inner[0]) || 'button')) === name) show = false;
+        else if (!name || inner.length) show = false;
+      }
+    }
+    let next = level, says = said;
+    if (show && level <= opt.depth) {
+      says = name || text;
+      let line = '  '.repeat(level) + '- ' + (role || (actionable ? 'clickable' : 'text'));
+      if (name) line += ' ' + JSON.stringify(name);
+      else if (!role && text && !actionable) line += ': ' + text;
+      const st = statesOf(el, role);
+      if (st.length) line += ' [' + st.join(', ') + ']';
+      if (lean ? actionable : role && role !== 'paragraph') line += ' [ref=' + (lean ? refs.of(el).split('@')[0] : refs.of(el)) + ']';
+      if (role === 'iframe') { const id = router.ids.get(el); if (id) line += ' [frame=' + id + ']'; }
+      if (el === selected) line += ' [selected-by-human]';
+      if (opt.boxes && (role || actionable)) {
+        const r = el.getBoundingClientRect();
+        line += ' [box=' + [r.x, r.y, r.width, r.height].map(Math.round).join(',') + ']';
+      }
+      if ((role || actionable) && text && name !== text && !opt.interactive && !(lean && name.includes(text.replace(/…$/, '')))) line += ': ' + text;
+      emit(line);
+      if (lean && actionable && !role) return; // its text is on its line
+      next = level + 1;
+      if (role && name && /^(button|link|heading|option|tab|menuitem|cell|columnheader|listitem)$/.test(role) && !el.querySelector('input,select,textarea,button,a[href],[role]')) return;
+    }
+    if (next > opt.depth + 1) return;
+    for (const k of flatElementChildren(el)) walk(k, next, says); // slotted nodes at their slot
+  };
+  walk(root, 0, '');
+  if (truncated) {
+    // the closing line counts against maxChars too: drop shown lines until it fits
+    const tail = () => '- … ' + truncated + ' more element(s) over maxChars=' + opt.maxChars + '; narrow with root, depth or interactiveOnly, or toFile';
+    while (lines.length && chars + tail().length > limit) { chars -= /** @type {string} */ (lines.pop()).length + 1; truncated++; }
+    lines.push(tail());
+  }
+  return { text: lines.join('\n'), elements: count, shown: count - truncated, truncated: truncated > 0 };
+}
