@@ -31,7 +31,6 @@ QUICK = 20
 
 Ref = Annotated[str | None, Field(description="From page_snapshot/page_find.")]
 Selector = Annotated[str | None, Field(description="CSS selector.")]
-Exact = Annotated[bool, Field(description="Whole text, case-sensitive.")]
 Since = Annotated[int, Field(ge=0, description="Last `cursor`.")]
 
 async def page_list(d: Dispatcher) -> dict[str, Any]:
@@ -77,7 +76,7 @@ async def page_snapshot(
     interactiveOnly: bool = False,
     maxChars: Annotated[int, Field(description="200 to 200000.")] = 12_000,
     boxes: Annotated[bool, Field(description="x,y,w,h in CSS px.")] = False,
-    detailed: Annotated[bool, Field(description="Every role its own line and ref.")] = False,
+    detailed: bool = False,
     includeFrames: Annotated[bool, Field(description="Inline same-origin frames (refs f0:e3@ab).")] = False,
     toFile: Annotated[bool, Field(description="Whole tree to a file.")] = False,
     timeout: Timeout = 15,
@@ -144,7 +143,7 @@ async def page_find(
     page: Page,
     text: Annotated[str | None, Field(description="In name or text, any case.")] = None,
     regex: Annotated[str | None, Field(description="JS regex, any case.")] = None,
-    exact: Exact = False,
+    exact: bool = False,
     role: Annotated[str | None, Field(description="ARIA role.")] = None,
     selector: Selector = None,
     limit: Annotated[int, Field(ge=1, le=200)] = 20,
@@ -168,7 +167,7 @@ async def page_act(
     selector: Annotated[str | None, Field(description="CSS; one match or nth.")] = None,
     text: Annotated[str | None, Field(description="Visible text; one match or nth.")] = None,
     nth: Annotated[int | None, Field(ge=0)] = None,
-    exact: bool | None = None,
+    exact: bool = False,
     value: Annotated[str | None, Field(description="Text, option or scroll px.")] = None,
     key: Annotated[str | None, Field(description="For press: Enter, Control+a.")] = None,
     to: Annotated[str | None, Field(description="Drop target.")] = None,
@@ -189,7 +188,7 @@ async def page_act(
         params["actions"] = actions
     else:
         params.update({k: v for k, v in {"action": action, "ref": ref, "selector": selector, "text": text,
-                                          "nth": nth, "exact": exact, "value": value, "key": key,
+                                          "nth": nth, "exact": exact or None, "value": value, "key": key,
                                           "to": to}.items() if v is not None})
     out = await page.run("act", params, timeout)  # asks first if it would submit a form
     for note in ("untrusted", "trusted"):  # what kind of input it was: said the first time, not in every answer
