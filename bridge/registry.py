@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hmac
+import itertools
 import json
 import logging
 import os
@@ -12,6 +13,7 @@ import random
 import secrets
 import string
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
@@ -25,6 +27,8 @@ State = Literal["live", "reconnecting", "unloading"]
 
 #: Written this long after the set of reserved ids changed (a burst of registrations is one write).
 SAVE_DELAY = 0.2
+#: Creation order of instances (page_list's cursor: a registry's dict is in this order too).
+_ORDER = itertools.count(1)
 
 
 class Connection(Protocol):
@@ -60,6 +64,8 @@ class Instance:
     frames_pending: bool = False
     #: It held a channel at least once: a closed tab's reservation is not a registration flood.
     ever_connected: bool = False
+    #: Creation order: page_list pages by it (`cursor` is the last one a page of the list showed).
+    seq: int = field(default_factory=lambda: next(_ORDER), repr=False)
     #: Where the tab said it was navigating when it last left (bye), and when (monotonic); cleared when it is back.
     left_to: str | None = None
     left_at: float | None = None
@@ -371,10 +377,22 @@ class Registry:
                 out.extend(f"{inst.id}/{f}" for f in inst.frames if f != "host")
         return out
 
-    def page_rows(self) -> list[dict]:
-        """What `page_list` and GET /bridge/sessions show: every page and frame, never a secret."""
-        rows: list[dict] = []
+    def after(self, seq: int, limit: int) -> tuple[list[Instance], int | None]:
+        """Up to `limit` instances made after `seq` (page_list's cursor), and the cursor of the next page (None: no
+        more)."""
+        picked: list[Instance] = []
         for inst in self.instances.values():
+            if inst.seq > seq:
+                if len(picked) == limit:
+                    return picked, picked[-1].seq
+                picked.append(inst)
+        return picked, None
+
+    def page_rows(self, instances: Iterable[Instance] | None = None) -> list[dict]:
+        """What `page_list` and GET /bridge/sessions show: every page and frame (of `instances`, default all), never
+        a secret."""
+        rows: list[dict] = []
+        for inst in self.instances.values() if instances is None else instances:
             expires = self.expires_in(inst)
             state = inst.state if expires is None else f"{inst.state} (expires in {expires:.0f} s)"
             if (lost := lost_to(inst)) is not None:

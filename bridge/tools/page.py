@@ -33,17 +33,44 @@ Ref = Annotated[str | None, Field(description="From page_snapshot/page_find.")]
 Selector = Annotated[str | None, Field(description="CSS selector.")]
 Since = Annotated[int, Field(ge=0, description="Last `cursor`.")]
 
-async def page_list(d: Dispatcher) -> dict[str, Any]:
+async def page_list(
+    d: Dispatcher,
+    cursor: Annotated[str | None, Field(description="nextCursor of the last call.")] = None,
+    limit: Annotated[int, Field(ge=1, le=1000, description="Tabs per answer.")] = 100,
+) -> dict[str, Any]:
     """Connected tabs and frames (url, title, origin as the browser proved it, state). Page tools take a pageId
-    from here (5173/host, 5173/f0); omitted, the only tab's top frame."""
-    rows = await d.cluster.page_rows() if d.cluster is not None else d.registry.page_rows()
+    from here (5173/host, 5173/f0); omitted, the only tab's top frame. More tabs than `limit`: `nextCursor`."""
+    if cursor is not None and not cursor.isdigit():
+        raise errors.BridgeError(f"cursor {cursor[:40]!r} is not one page_list gave: pass its nextCursor unchanged, "
+                                 "or leave cursor out to start from the first tab.", code="invalid_argument")
+    after = int(cursor or 0)
+    if d.cluster is not None:
+        rows, more = tab_slice(await d.cluster.page_rows(), after, limit)
+    else:
+        tabs, more = d.registry.after(after, limit)
+        rows = d.registry.page_rows(tabs)
     out: dict[str, Any] = {"pages": rows}
+    if more is not None:
+        out["nextCursor"] = str(more)
     if d.cluster is not None and d.cluster.note:
         out["cluster"] = d.cluster.note
-    if not rows:
+    if not rows and not after:
         out["hint"] = (f"No page is connected. Load {d.settings.base_url()}/inject/dbg_client.js in your app, "
                        f"or open the demo at {d.settings.base_url()}/demo.")
     return out
+
+
+def tab_slice(rows: list[dict[str, Any]], skip: int, limit: int) -> tuple[list[dict[str, Any]], int | None]:
+    """`limit` tabs (each with its frames) after the first `skip` of a flat page_list, and where the next starts."""
+    tab = -1
+    out = []
+    for row in rows:
+        tab += row["parent"] is None
+        if tab >= skip + limit:
+            return out, skip + limit
+        if tab >= skip:
+            out.append(row)
+    return out, None
 
 
 async def page_exec(
