@@ -111,8 +111,13 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             remote = [p for i, p in enumerate(many) if i % 3 != 1]  # pages on A and C, called through B
             deadline = time.monotonic() + 30
             while True:  # B's mirror sees them all (bounded)
-                listed = await via_b.call_tool("page_list", {})
-                live = sum(1 for r in (listed.structured_content or {}).get("pages", []) if r["state"] == "live")
+                live, args_list = 0, {"limit": 1000}
+                while True:  # through page_list's pages
+                    got = (await via_b.call_tool("page_list", args_list)).structured_content or {}
+                    live += sum(1 for r in got.get("pages", []) if r["state"] == "live" and r["pageId"].endswith("/host"))
+                    if "nextCursor" not in got:
+                        break
+                    args_list = {"limit": 1000, "cursor": got["nextCursor"]}
                 if live >= args.pages + 1 or time.monotonic() > deadline:
                     break
                 await asyncio.sleep(0.2)

@@ -49,7 +49,15 @@ def replicas(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory
 
 
 def rows_by_id(session: McpSession) -> dict[str, dict]:
-    return {r["pageId"]: r for r in ok(session.call("page_list"))["pages"]}
+    """Every row of the cluster's page_list, through its pages (nextCursor)."""
+    rows: dict[str, dict] = {}
+    args: dict = {"limit": 1000}
+    while True:
+        got = ok(session.call("page_list", args))
+        rows.update({r["pageId"]: r for r in got["pages"]})
+        if "nextCursor" not in got:
+            return rows
+        args = {"limit": 1000, "cursor": got["nextCursor"]}
 
 
 def live_everywhere(r: SimpleNamespace, page_id: str) -> None:
@@ -260,7 +268,7 @@ def test_redis_stopped_and_restarted(replicas, redis_server: RedisServer, pages:
         assert time.monotonic() - started < 5
         # a page on this replica: as without a cluster
         assert ok(r.mcp_b.call("page_exec", {"code": "1+1", "pageId": on_b.page_id}))["result"] == 2
-        listed = ok(r.mcp_b.call("page_list"))
+        listed = ok(r.mcp_b.call("page_list", {"limit": 1000}))
         assert "[cluster_unavailable]" in listed["cluster"]
         assert on_b.page_id in {p["pageId"] for p in listed["pages"]}
     finally:
