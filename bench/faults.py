@@ -69,7 +69,14 @@ def main(argv: list[str] | None = None) -> int:
           f"{table_rows[-1]['faults']}, {report.wall:.1f} s; bridge RSS at the end {rss:.0f} MB" if rss else "")
     print(table(table_rows, COLUMNS))
     print("failure codes:", table_rows[-1]["codes"])
-    path = write_json("faults.json", {"machine": machine(), "args": vars(args), "rows": table_rows})
+    t0 = min((c.started for c in report.calls), default=0.0)
+    failures = [{"channel": c.channel, "pageId": c.page_id, "start_s": round(c.started - t0, 2),
+                 "end_s": round(c.ended - t0, 2), "named_within_s": report.named_within(c), "text": c.text[:300]}
+                for c in report.calls if not c.ok]
+    faults = [{"kind": f.kind, "start_s": round(f.started - t0, 2), "end_s": round(f.ended - t0, 2), "tab": f.detail}
+              for f in report.faults]
+    path = write_json("faults.json", {"machine": machine(), "args": vars(args), "rows": table_rows,
+                                      "faults": faults, "failures": failures})
     print(f"wrote {path.relative_to(Path(__file__).resolve().parents[1])}")
     return 0
 
