@@ -344,6 +344,8 @@ async def send_message(d: Dispatcher, data: dict[str, Any], request: Request) ->
         _known_instance(d, page_id)
     assert text is not None
     item = d.inbox.add("message", text, page_id, {"via": "cockpit"}, source="human")
+    if d.cluster is not None:  # the cluster gives it its id
+        return {"id": await d.cluster.inbox.settled(item)}
     return {"id": item.id}
 
 

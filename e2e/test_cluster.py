@@ -151,6 +151,14 @@ def test_inbox_is_one_feed_with_cursors_valid_everywhere(replicas, pages: PageLo
     both = ok(r.mcp_a.call("inbox", {"since": start, "kinds": ["message"], "wait": 10}))
     assert [i["text"] for i in both["items"]][:2] == ["first, from a page on A", "second, from a page on C"]
     assert both["items"][0]["id"] == got["items"][0]["id"]
+    # a message typed in B's cockpit: the cockpit says its cluster id, and C reads it after B's cursor
+    with httpx.Client(base_url=r.b.base, timeout=10) as cockpit:
+        assert cockpit.get("/").status_code == 200
+        sent = cockpit.post("/cockpit/message", content=json.dumps({"text": "third, from B's cockpit"}),
+                            headers={"Origin": r.b.base, "Content-Type": "application/json"})
+    assert sent.status_code == 200 and sent.json()["id"] > got["items"][0]["id"], sent.text
+    typed = ok(r.mcp_c.call("inbox", {"since": later["cursor"], "kinds": ["message"], "wait": 10}))["items"]
+    assert [(i["id"], i["text"], i["from"]) for i in typed] == [(sent.json()["id"], "third, from B's cockpit", "human")]
     # an ack on C shows on B
     ok(r.mcp_c.call("inbox", {"ack": [got["items"][0]["id"]], "limit": 1}))
     wait_until(lambda: ok(r.mcp_b.call("inbox", {"since": start, "kinds": ["message"]}))["items"][0]["status"]

@@ -5,6 +5,7 @@ backlog and get their ids when it is back."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from typing import Any
@@ -28,6 +29,8 @@ class InboxSync:
         self.script = bus.redis.register_script(keys.INBOX_ADD)
         self.backlog: list[Item] = []
         self.limit = inbox.items.maxlen or 5000
+        self._held: set[asyncio.Task[Any]] = set()
+        self._adding: dict[int, asyncio.Task[Any]] = {}
 
     @property
     def last_id(self) -> int:
@@ -35,15 +38,25 @@ class InboxSync:
 
     def add(self, item: Item) -> None:
         """Inbox.add in cluster mode: give the item its cluster-wide id; every replica appends it on the broadcast."""
-        self.bus_task(self._add(item))
+        task = self.bus_task(self._add(item))
+        self._adding[id(item)] = task
+        task.add_done_callback(lambda _t, key=id(item): self._adding.pop(key, None))
 
-    def bus_task(self, coro: Any) -> None:
-        import asyncio
+    async def settled(self, item: Item, timeout: float = 5.0) -> int | None:
+        """The cluster id of an item just added (None while Redis is down: it waits in the backlog)."""
+        task = self._adding.get(id(item))
+        if task is not None:
+            try:
+                await asyncio.wait_for(asyncio.shield(task), timeout)
+            except TimeoutError:
+                return None
+        return item.id or None
 
+    def bus_task(self, coro: Any) -> asyncio.Task[Any]:
         task = asyncio.get_running_loop().create_task(coro)
-        self._held = getattr(self, "_held", set())
         self._held.add(task)
         task.add_done_callback(self._held.discard)
+        return task
 
     async def _add(self, item: Item) -> None:
         try:
