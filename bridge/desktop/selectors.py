@@ -16,22 +16,18 @@ from bridge.desktop.errors import DesktopError
 
 
 class Selector(BaseModel):
-    """Which accessible element: a role and a name test, narrowed by states and an enclosing element."""
+    """An accessible element: a role and a name test, narrowed by states and an enclosing element."""
 
     model_config = ConfigDict(extra="forbid")
 
-    role: str | None = Field(None, description="Role, e.g. button, textbox/entry, checkbox, link, menuitem, label, "
-                                               "frame, dialog; AT-SPI names ('push button') and macOS AX names "
-                                               "('AXButton') work too.")
-    name: str | None = Field(None, description="The accessible name, exactly (case and surrounding space ignored).")
-    name_contains: str | None = Field(None, description="Part of the name (case-insensitive).")
-    name_regex: str | None = Field(None, description="A Python regex searched in the name (add (?i) to ignore case).")
-    states: list[str] | None = Field(None, description="States it must have, e.g. ['enabled', 'checked']; "
-                                                       "'!checked' means must not have.")
-    within: str | Selector | None = Field(None, description="Only inside this element: a ref or another selector "
-                                                            "(which must match exactly one element).")
-    ordinal: int | None = Field(None, description="Pick one of several matches: 0 = first in tree order, 1 = second, "
-                                                  "-1 = last. Without it, several matches are an `ambiguous` error.")
+    # Terse on purpose: this schema is repeated in every desktop tool that takes a target (tools/list budget).
+    role: str | None = Field(None, description="button, entry, checkbox, link, menuitem…; AT-SPI/AX names too.")
+    name: str | None = Field(None, description="Exact accessible name.")
+    name_contains: str | None = Field(None, description="Part of the name, any case.")
+    name_regex: str | None = Field(None, description="Python regex on the name.")
+    states: list[str] | None = Field(None, description="E.g. ['enabled', '!checked'].")
+    within: str | Selector | None = Field(None, description="Inside this ref or selector.")
+    ordinal: int | None = Field(None, description="Among several matches: 0 first, -1 last.")
 
     def describe(self) -> str:
         parts = [f"{k}={v!r}" for k, v in self.model_dump(exclude_none=True, exclude={"within"}).items()]

@@ -27,6 +27,10 @@ def compact(schema: Any) -> Any:
         del out["default"]
         del out["anyOf"]
         out = {**(rest[0] if len(rest) == 1 else {"anyOf": rest}), **out}
+    simple = out.get("anyOf")
+    if isinstance(simple, list) and all(isinstance(s, dict) and list(s) == ["type"] for s in simple):
+        out = {k: v for k, v in out.items() if k != "anyOf"}  # anyOf [{type: a}, {type: b}] is type [a, b]
+        out = {"type": [s["type"] for s in simple], **out}
     if out.get("additionalProperties") is True:
         del out["additionalProperties"]
     if out.get("default", 0) is None or (out.get("type") == "boolean" and out.get("default") is False):
@@ -83,6 +87,8 @@ def expected(err: Any, prop: dict[str, Any]) -> str:
     got = "" if kind == "missing" else f", got {show(err.get('input'))}"
     if kind == "missing":
         return "is required"
+    if kind == "extra_forbidden":
+        return f"is not a key it takes{got}"
     allowed = allowed_values(prop)
     if kind in ("literal_error", "enum"):
         return f"expected one of {allowed or ctx.get('expected')}{got}"

@@ -12,6 +12,7 @@ from bridge.settings import Settings
 from tests.inmemory.harness import bridge, run
 
 DEFAULT_BUDGET = 10_000
+DESKTOP_BUDGET = 15_000
 DEFAULT_FAMILY = {"page_list", "page_exec", "page_snapshot", "page_find", "page_act", "page_wait", "page_navigate",
                   "page_console", "page_network", "page_source", "page_highlight", "page_screenshot", "user_ask",
                   "user_notify", "inbox"}
@@ -29,6 +30,23 @@ def test_the_default_family_fits_its_budget(tmp_path: Path):
         print(f"\ntools/list, default family: {len(tools)} tools, {figure} characters (budget {DEFAULT_BUDGET})")
         assert {t.name for t in tools} == DEFAULT_FAMILY
         assert figure <= DEFAULT_BUDGET
+    run(go())
+
+
+def test_the_desktop_family_fits_its_budget(tmp_path: Path):
+    """Measured from the whole table (what a machine whose desktop backend loads registers)."""
+    from bridge.dispatch import Dispatcher
+    from bridge.mcp_server import build_server
+    from bridge.tools import TOOLS
+
+    async def go():
+        server = build_server(Dispatcher(Settings(config_dir=tmp_path, no_audit=True)), TOOLS)
+        listed = await server.list_tools()
+        desktop = [t for t in listed if t.name.startswith("desktop_")]
+        figure, whole = len(wire(desktop)), len(wire(listed))
+        print(f"\ntools/list, desktop family: {len(desktop)} tools, {figure} characters (budget {DESKTOP_BUDGET}); "
+              f"with the default family: {whole}")
+        assert figure <= DESKTOP_BUDGET
     run(go())
 
 

@@ -19,10 +19,7 @@ ACCESSIBLE_GRACE = 2.0  # seconds a launched app's window may wait for its acces
 
 
 async def desktop_status(desk: Desktop) -> dict[str, Any]:
-    """The desktop the tools work on: backend, display (private or attached), screen size, monitors and scale,
-    window manager, whether accessibility and OCR are available, whether input is allowed (and until when), launched
-    apps, the launch allowlist and browser, and the recording under way. Starts the private desktop if it is not
-    running yet."""
+    """The desktop: display, screens, window manager, accessibility/OCR, whether input is allowed, apps."""
     info = await run(desk, lambda b: {**b.info(), "windows": len(b.windows()), "apps": len(b.apps())})
     out = {"backend": desk.backend_name, **info, "mode": "attached" if desk.attached else "private",
            "input": "allowed" if desk.input_allowed else "needs the human's consent",
@@ -35,15 +32,12 @@ async def desktop_status(desk: Desktop) -> dict[str, Any]:
 
 async def desktop_launch_app(
     desk: Desktop,
-    argv: Annotated[list[str], Field(min_length=1, description="Program and arguments, e.g. [\"gedit\", \"a.txt\"]. "
-                                                              "Run directly (never a shell); the program must be on "
-                                                              "the desktop_allow list.")],
+    argv: Annotated[list[str], Field(min_length=1, description='e.g. ["gedit", "a.txt"] (no shell).')],
     cwd: Annotated[str | None, Field(description="Working directory.")] = None,
     wait: Annotated[bool, Field(description="Wait until the app shows a window.")] = True,
     timeout: Timeout = 20,
 ) -> dict[str, Any]:
-    """Start an allowlisted program on the desktop as the bridge's child and (by default) wait for its first window.
-    Returns its pid and windows. Fails with not_allowed for programs the human did not allowlist (desktop_allow)."""
+    """Start an allowlisted program (desktop_allow) and wait for its window."""
     allow = list(desk.settings.desktop_allow)
     app = await run(desk, lambda b: b.launch(argv, allow, cwd), acting_as="Launching an app")
     if not wait:
@@ -92,13 +86,10 @@ async def _app_window(desk: Desktop, app: dict[str, Any], program: str, timeout:
 
 async def desktop_open_url(
     desk: Desktop,
-    url: Annotated[str, Field(min_length=1, max_length=8000, description="An http:// or https:// URL (nothing else "
-                                                                        "is opened).")],
+    url: Annotated[str, Field(min_length=1, max_length=8000, description="http(s) only.")],
     timeout: Timeout = 30,
 ) -> dict[str, Any]:
-    """Open a URL in a new browser window on the desktop and wait for the window. The browser is the desktop_browser
-    setting (Chromium by default, with a throwaway profile and its web content in the accessibility tree); it runs
-    as argv, never through a shell, and must be on the desktop_allow list like any launched app."""
+    """Open an http(s) URL in a new desktop_browser window and wait for it."""
     url = check_url(url)
     program = desk.settings.desktop_browser
     allow = list(desk.settings.desktop_allow)
@@ -120,8 +111,7 @@ async def desktop_open_url(
 
 
 async def desktop_list_apps(desk: Desktop) -> dict[str, Any]:
-    """Apps on the desktop: those the bridge launched (pid, argv, running or exit code, windows) and the others that
-    own windows (pid, class, titles), each with whether it exposes an accessibility tree."""
+    """Apps the bridge launched (pid, argv, running/exit code) and others with windows."""
     def read(b: Any) -> dict[str, Any]:
         wins = b.windows()
         try:
@@ -149,12 +139,10 @@ async def desktop_quit_app(
     desk: Desktop,
     pid: PidArg = None,
     window: WindowArg = None,
-    force: Annotated[bool, Field(description="If it does not close in time, terminate it (only apps the bridge "
-                                             "launched).")] = True,
-    timeout: Annotated[float, Field(gt=0, le=60, description="Seconds to wait for it to close.")] = 5,
+    force: Annotated[bool, Field(description="Terminate if needed.")] = True,
+    timeout: Annotated[float, Field(gt=0, le=60)] = 5,
 ) -> dict[str, Any]:
-    """Close an app: ask each of its windows to close (like the close button), wait for it to exit, then terminate
-    it if the bridge launched it and force is set. Apps the bridge did not launch only get the polite request."""
+    """Close an app's windows, wait for it to exit; force terminates apps the bridge launched."""
     if pid is None and window is None:
         raise DesktopError("Say which app: pid (from desktop_list_apps) or a window.", code="bad_arguments")
 

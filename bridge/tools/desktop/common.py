@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import Field, WithJsonSchema
 
 from bridge.desktop import actions
 from bridge.desktop.actions import Target
@@ -13,26 +13,23 @@ from bridge.desktop.selectors import Selector
 from bridge.desktop.service import Desktop
 from bridge.errors import BridgeError
 
-WindowArg = Annotated[int | str | None, Field(
-    description="A window: its id from desktop_list_windows, or text of its title (an exact title wins; it must pick "
-                "one window). Ids are reused once a window closes: add pid to be sure.")]
-PidArg = Annotated[int | None, Field(description="A process id: only that app's windows and elements.")]
-TargetArg = Annotated[Selector | None, Field(
-    description="The element by selector, e.g. {\"role\": \"button\", \"name\": \"OK\"}; scope it with window or "
-                "pid. Several matches without ordinal fail as `ambiguous`, none as `no_match` (both list "
-                "candidates).")]
-RefArg = Annotated[str | None, Field(description="An element ref (e.g. a12@kq) from desktop_find_elements or "
-                                                 "desktop_accessibility_tree. A stale ref fails; it never hits "
-                                                 "another element.")]
-TextArg = Annotated[str | None, Field(description="Visible text found by OCR (for apps with no accessibility tree, "
-                                                  "e.g. Tk); slower and approximate.")]
-XArg = Annotated[int | None, Field(description="Screen x (last resort; a screenshot's pixel + its origin).")]
-YArg = Annotated[int | None, Field(description="Screen y (last resort).")]
-OrdinalArg = Annotated[int | None, Field(description="Pick one of several matches (0 = first, -1 = last).")]
+# Terse on purpose: these are repeated in every desktop tool that takes a target (the tools/list budget); the errors
+# (ambiguous, no_match, stale_ref…) say the rest when it matters.
+#: A selector as tools/list shows it: one line instead of the model's schema (repeated in every tool that takes a
+#: target); arguments are still validated against the Selector model.
+Sel = Annotated[Selector, WithJsonSchema({
+    "type": "object", "description": "{role, name|name_contains|name_regex, states, within, ordinal}"})]
+WindowArg = int | str | None  # an id from desktop_list_windows or a title (that tool's description says so)
+PidArg = int | None
+TargetArg = Sel | None
+RefArg = Annotated[str | None, Field(description="From desktop_find_elements.")]
+TextArg = Annotated[str | None, Field(description="Visible text (OCR).")]
+XArg = int | None
+YArg = int | None
+OrdinalArg = Annotated[int | None, Field(description="0 first, -1 last.")]
 Method = Annotated[Literal["auto", "pointer", "accessibility"], Field(
-    description="auto: a pointer click on the element (its accessible action if the pointer cannot reach it); "
-                "pointer: only a pointer click; accessibility: only its accessible action (no pointer).")]
-Timeout = Annotated[float, Field(gt=0, le=120, description="Seconds to wait at most.")]
+    description="accessibility: its action, no pointer.")]
+Timeout = Annotated[float, Field(gt=0, le=120)]
 
 
 async def run(desk: Desktop, fn: Any, timeout: float = 60, acting_as: str | None = None) -> Any:

@@ -13,22 +13,19 @@ from bridge.desktop import actions
 from bridge.desktop.errors import DesktopError
 from bridge.desktop.selectors import Selector
 from bridge.desktop.service import Desktop
-from bridge.tools.desktop.common import WindowArg, PidArg, Timeout, run
+from bridge.tools.desktop.common import PidArg, Sel, Timeout, WindowArg, run
 
 
 async def desktop_accessibility_tree(
     desk: Desktop,
     window: WindowArg = None, pid: PidArg = None,
     ref: Annotated[str | None, Field(description="Start at this element instead of the window.")] = None,
-    depth: Annotated[int, Field(ge=0, le=64, description="Levels below the root to show.")] = 16,
-    maxNodes: Annotated[int, Field(ge=1, le=5000, description="Stop after this many nodes.")] = 400,
-    interactiveOnly: Annotated[bool, Field(description="Only controls (buttons, fields, links, items…), with the "
-                                                       "structure between them folded away.")] = False,
+    depth: Annotated[int, Field(ge=0, le=64)] = 16,
+    maxNodes: Annotated[int, Field(ge=1, le=5000)] = 400,
+    interactiveOnly: Annotated[bool, Field(description="Only controls.")] = False,
     includeHidden: Annotated[bool, Field(description="Also walk into parts that are not showing.")] = False,
 ) -> CallToolResult:
-    """The accessibility tree of a window (default: the active one), an app (pid) or an element (ref): one line per
-    node with role, name, ref, notable states, value, bounds and actions. Refs work in desktop_click and friends and
-    fail loudly once their element is gone."""
+    """Accessibility tree of a window (default: active), an app (pid) or an element (ref)."""
     def read(b: Any) -> dict[str, Any]:
         w = None
         if window is not None:
@@ -54,13 +51,11 @@ async def desktop_accessibility_tree(
 
 async def desktop_find_elements(
     desk: Desktop,
-    target: Annotated[Selector, Field(description="Selector: {role, name | name_contains | name_regex, states, "
-                                                  "within, ordinal}.")],
+    target: Sel,
     window: WindowArg = None, pid: PidArg = None,
-    limit: Annotated[int, Field(ge=1, le=200, description="At most this many matches in the answer.")] = 20,
+    limit: Annotated[int, Field(ge=1, le=200)] = 20,
 ) -> dict[str, Any]:
-    """Elements matching a selector, in tree order, with ref, role, name, states, bounds, actions and value: cheaper
-    than a whole tree. No match is not an error here: the answer lists the nearest candidates instead."""
+    """Elements matching a selector, e.g. {"role": "button", "name": "OK"}; no match lists the nearest."""
     def find(b: Any) -> dict[str, Any]:
         w = actions.resolve_window(b, window, pid)
         matches = actions.find_all(b, target, pid, w)
@@ -86,15 +81,12 @@ async def desktop_find_elements(
 
 async def desktop_wait_for_element(
     desk: Desktop,
-    target: Annotated[Selector, Field(description="Selector: {role, name | name_contains | name_regex, states, "
-                                                  "within}.")],
+    target: Sel,
     window: WindowArg = None, pid: PidArg = None,
-    state: Annotated[Literal["present", "gone", "enabled"], Field(
-        description="present (showing), gone (no longer showing), enabled (present and enabled).")] = "present",
+    state: Literal["present", "gone", "enabled"] = "present",
     timeout: Timeout = 10,
 ) -> dict[str, Any]:
-    """Wait (bounded) until an element matching the selector is showing, gone, or enabled, polling the accessibility
-    tree. Returns the matches (ref, role, name, states, bounds)."""
+    """Wait until an element matching the selector is present, gone or enabled."""
     started = time.monotonic()
     last_error: str | None = None
 

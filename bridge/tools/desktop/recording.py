@@ -16,12 +16,9 @@ from bridge.tools.desktop.common import run
 
 async def desktop_start_recording(
     desk: Desktop,
-    maxSeconds: Annotated[float, Field(gt=0, le=recording.MAX_SECONDS, description="Stop by itself after this many "
-                                                                                   "seconds.")] = 120,
+    maxSeconds: Annotated[float, Field(gt=0, le=recording.MAX_SECONDS)] = 120,
 ) -> dict[str, Any]:
-    """Start recording the input a human gives the desktop (clicks, typing, hotkeys, window switches), to replay it
-    later as desktop_* tool calls. Time-limited; kept in memory only. Input sent by the bridge's own tools is left
-    out, and text typed into password fields is never kept. Stop with desktop_stop_recording."""
+    """Record the human's desktop input (time-limited, in memory; no password text)."""
     desk.require_input("Recording the human's input")
     if desk.recording is not None and desk.recording.active_now:
         raise DesktopError("A recording is already running: stop it with desktop_stop_recording first.",
@@ -39,12 +36,9 @@ async def desktop_start_recording(
 
 async def desktop_stop_recording(
     desk: Desktop,
-    save: Annotated[bool, Field(description="Also write the steps as JSON into the bridge's config dir "
-                                            "(recordings/); by default nothing is written to disk.")] = False,
+    save: Annotated[bool, Field(description="Also write the steps to the config dir.")] = False,
 ) -> dict[str, Any]:
-    """Stop the recording (if its time limit has not already) and return its steps: a list of {tool, arguments}
-    ready to replay in order, each with `method` (accessibility: a selector {role, name} scoped to its window by
-    title; coordinates: x,y, saying why) and `at` (seconds into the recording)."""
+    """Stop recording; returns replayable steps {tool, arguments, method, at}."""
     rec = desk.recording
     if rec is None:
         raise DesktopError("Nothing was recorded: call desktop_start_recording first.", code="not_recording")

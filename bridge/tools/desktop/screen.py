@@ -53,12 +53,10 @@ def grab(b: Any, window: int | str | None, pid: int | None, ref: str | None,
 async def desktop_screenshot(
     desk: Desktop,
     window: WindowArg = None, pid: PidArg = None,
-    ref: Annotated[str | None, Field(description="Only this element's bounds.")] = None,
-    region: Annotated[Region | None, Field(description="Only this screen region {x, y, width, height}.")] = None,
+    ref: Annotated[str | None, Field(description="Only this element.")] = None,
+    region: Annotated[Region | None, Field(description="{x, y, width, height}")] = None,
 ) -> CallToolResult:
-    """A PNG screenshot of the screen, one window (its frame), an element or a region, as an image plus its size,
-    scale (image px per screen px) and origin (screen position of the top-left pixel: screen = origin + pixel /
-    scale). Windows covered by others show what covers them; the answer lists such windows."""
+    """PNG of the screen, a window, an element or a region, with scale and origin."""
     started = time.perf_counter()
     got = await run(desk, lambda b: grab(b, window, pid, ref, region))
     shot = got.pop("shot")
@@ -74,14 +72,12 @@ async def desktop_screenshot(
 async def desktop_read_text(
     desk: Desktop,
     window: WindowArg = None, pid: PidArg = None,
-    ref: Annotated[str | None, Field(description="Only this element's bounds.")] = None,
-    region: Annotated[Region | None, Field(description="Only this screen region {x, y, width, height}.")] = None,
-    minConfidence: Annotated[float, Field(ge=0, le=100, description="Drop words read with less confidence.")] = 30,
-    maxWords: Annotated[int, Field(ge=1, le=5000, description="At most this many words.")] = 1000,
+    ref: Annotated[str | None, Field(description="Only this element.")] = None,
+    region: Annotated[Region | None, Field(description="{x, y, width, height}")] = None,
+    minConfidence: Annotated[float, Field(ge=0, le=100)] = 30,
+    maxWords: Annotated[int, Field(ge=1, le=5000)] = 1000,
 ) -> dict[str, Any]:
-    """The words on the screen, a window, an element or a region, read by OCR (tesseract): the text in reading
-    order plus each line and word with its screen bounds and confidence. For apps with no accessibility tree (Tk,
-    xterm, canvases); approximate, ~0.5 s."""
+    """Words by OCR on the screen, a window, an element or a region, with bounds and confidence."""
     started = time.perf_counter()
     got = await run(desk, lambda b: grab(b, window, pid, ref, region))
     shot = got.pop("shot")

@@ -19,11 +19,9 @@ from bridge.tools.desktop.common import WindowArg, PidArg, Timeout, run, one_win
 async def desktop_list_windows(
     desk: Desktop,
     pid: PidArg = None,
-    title: Annotated[str | None, Field(description="Only windows whose title contains this (case-insensitive).")] = None,
+    title: Annotated[str | None, Field(description="Title contains (any case).")] = None,
 ) -> dict[str, Any]:
-    """Windows on the desktop, topmost first: id, pid, title, class, bounds (client area) and frame (with
-    decorations) in screen pixels, active, state (normal, maximized, minimized, fullscreen, above, modal…), z (0 =
-    top) and type (normal, dialog…)."""
+    """Windows, topmost first: id, pid, title, class, bounds, state. Other tools take `window`: an id or a title."""
     def read(b: Any) -> dict[str, Any]:
         wins = b.windows()
         info = b.info()
@@ -37,7 +35,7 @@ async def desktop_list_windows(
 
 
 async def desktop_activate_window(desk: Desktop, window: WindowArg = None, pid: PidArg = None) -> dict[str, Any]:
-    """Raise a window and give it keyboard focus (restoring it if minimized)."""
+    """Raise and focus a window."""
     def act(b: Any) -> dict[str, Any]:
         w = one_window(b, window, pid)
         ok = b.activate_window(w["id"])
@@ -50,13 +48,12 @@ async def desktop_resize_window(
     desk: Desktop,
     window: WindowArg = None,
     pid: PidArg = None,
-    x: Annotated[int | None, Field(description="New left edge of the frame (screen px); omitted keeps it.")] = None,
-    y: Annotated[int | None, Field(description="New top edge of the frame.")] = None,
-    width: Annotated[int | None, Field(gt=0, description="New frame width.")] = None,
-    height: Annotated[int | None, Field(gt=0, description="New frame height.")] = None,
+    x: Annotated[int | None, Field(description="Frame left (screen px); omitted: kept.")] = None,
+    y: int | None = None,
+    width: Annotated[int | None, Field(gt=0)] = None,
+    height: Annotated[int | None, Field(gt=0)] = None,
 ) -> dict[str, Any]:
-    """Move and/or resize a window: the outer frame (with its title bar) gets these bounds. Answers the bounds it
-    settled at; apps may keep a minimum size, which the answer notes."""
+    """Move and/or resize a window's frame; answers where it settled."""
     def act(b: Any) -> dict[str, Any]:
         w = one_window(b, window, pid)
         f = w["frame"]
@@ -74,11 +71,11 @@ async def desktop_resize_window(
 async def desktop_window_state(
     desk: Desktop,
     state: Annotated[Literal["maximized", "minimized", "fullscreen", "above", "normal"], Field(
-        description="maximized, minimized, fullscreen, above (stay on top), or normal (undo all of these).")],
+        description="above: on top; normal: undo.")],
     window: WindowArg = None,
     pid: PidArg = None,
 ) -> dict[str, Any]:
-    """Maximize, minimize, fullscreen, keep above, or restore a window to normal. Answers the window after."""
+    """Maximize, minimize, fullscreen, keep above, or restore a window."""
     def act(b: Any) -> dict[str, Any]:
         w = one_window(b, window, pid)
         b.set_window_state(w["id"], state)
@@ -108,14 +105,12 @@ def layout_frames(layout: str, n: int, area: dict[str, int], gap: int) -> list[d
 
 async def desktop_arrange_windows(
     desk: Desktop,
-    layout: Annotated[Literal["side_by_side", "stacked", "cascade", "grid"], Field(
-        description="side_by_side (columns), stacked (rows), cascade (overlapping, offset), grid.")],
+    layout: Literal["side_by_side", "stacked", "cascade", "grid"],
     windows: Annotated[list[int | str] | None, Field(
-        description="Windows to arrange, in order (ids or titles); default: every visible normal window, "
-                    "topmost first.")] = None,
-    gap: Annotated[int, Field(ge=0, le=200, description="Pixels between tiles.")] = 0,
+        description="Ids or titles, in order (default: all visible).")] = None,
+    gap: Annotated[int, Field(ge=0, le=200)] = 0,
 ) -> dict[str, Any]:
-    """Arrange windows over the work area in a layout; answers each window's requested and settled frame."""
+    """Arrange windows side by side, stacked, cascaded or in a grid."""
     def act(b: Any) -> dict[str, Any]:
         all_wins = b.windows()
         if windows:
@@ -138,16 +133,14 @@ async def desktop_arrange_windows(
 
 async def desktop_wait_for_window(
     desk: Desktop,
-    title: Annotated[str | None, Field(description="Title contains this (case-insensitive).")] = None,
-    titleRegex: Annotated[str | None, Field(description="Or: a Python regex searched in the title.")] = None,
+    title: Annotated[str | None, Field(description="Contains (any case).")] = None,
+    titleRegex: Annotated[str | None, Field(description="Python regex.")] = None,
     pid: PidArg = None,
-    windowClass: Annotated[str | None, Field(description="WM_CLASS class name equals this (case-insensitive).")] = None,
-    state: Annotated[Literal["present", "gone", "active"], Field(
-        description="present (appears), gone (disappears), active (has focus).")] = "present",
+    windowClass: Annotated[str | None, Field(description="WM_CLASS (any case).")] = None,
+    state: Literal["present", "gone", "active"] = "present",
     timeout: Timeout = 10,
 ) -> dict[str, Any]:
-    """Wait (bounded) until a window matching title / titleRegex / pid / class appears, disappears or becomes active.
-    Returns the matching windows; a miss is a wait_timeout error listing the windows that are open."""
+    """Wait until a window (title, titleRegex, pid, class) appears, goes or is active."""
     if not any((title, titleRegex, pid, windowClass)):
         raise DesktopError("Give title, titleRegex, pid or windowClass.", code="bad_arguments")
     rx = re.compile(titleRegex) if titleRegex else None
