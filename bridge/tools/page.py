@@ -35,11 +35,11 @@ Since = Annotated[int, Field(ge=0, description="Last `cursor`.")]
 
 async def page_list(
     d: Dispatcher,
-    cursor: Annotated[str | None, Field(description="nextCursor of the last call.")] = None,
-    limit: Annotated[int, Field(ge=1, le=1000, description="Tabs per answer.")] = 100,
+    cursor: str | None = None,
+    limit: Annotated[int, Field(ge=1, le=1000)] = 100,
 ) -> dict[str, Any]:
-    """Connected tabs and frames (url, title, origin as the browser proved it, state). Page tools take a pageId
-    from here (5173/host, 5173/f0); omitted, the only tab's top frame. More tabs than `limit`: `nextCursor`."""
+    """Connected tabs and frames (url, title, verified origin, state), `limit` tabs at a time (then pass `nextCursor`
+    as `cursor`). Page tools take a pageId from here (5173/host, 5173/f0); omitted, the only tab's top frame."""
     if cursor is not None and not cursor.isdigit():
         raise errors.BridgeError(f"cursor {cursor[:40]!r} is not one page_list gave: pass its nextCursor unchanged, "
                                  "or leave cursor out to start from the first tab.", code="invalid_argument")
@@ -76,7 +76,7 @@ def tab_slice(rows: list[dict[str, Any]], skip: int, limit: int) -> tuple[list[d
 async def page_exec(
     page: Page,
     code: Annotated[str | None, Field(description="Expression, or async function body with `return`; sees `args`, `signal`.")] = None,
-    args: Annotated[Any, Field(description="JSON value.")] = None,
+    args: Any = None,
     command: Annotated[Command | None, Field(description="Instead of code.")] = None,
     params: dict[str, Any] | None = None,
     timeout: Timeout = 30,
@@ -276,7 +276,7 @@ async def page_console(
     since: Since = 0,
     level: Annotated[str | None, Field(description="E.g. error,warn.")] = None,
     limit: Annotated[int, Field(ge=1, le=500)] = 100,
-    stack: Annotated[bool, Field(description="Error stacks.")] = False,
+    stack: bool = False,
 ) -> dict[str, Any]:
     """Console messages and uncaught errors since a cursor, kept across reloads."""
     params = {"since": since, "level": level, "limit": limit, "stack": stack}
@@ -313,7 +313,7 @@ async def page_network(
     since: Since = 0,
     filter: Annotated[str | None, Field(description="URL contains.")] = None,
     failedOnly: Annotated[bool, Field(description="Errors, status >= 400.")] = False,
-    id: Annotated[int | None, Field(description="One request with headers, bodies.")] = None,
+    id: Annotated[int | None, Field(description="One request in full.")] = None,
     resources: Annotated[bool, Field(description="Also scripts, images, css.")] = False,
     limit: Annotated[int, Field(ge=1, le=300)] = 50,
 ) -> dict[str, Any]:

@@ -16,7 +16,7 @@ async def user_ask(
     kind: Annotated[Literal["confirm", "choice", "text", "pick"], Field(
         description="pick: the human clicks an element.")] = "confirm",
     choices: Annotated[list[str] | None, Field(max_length=12)] = None,
-    wait: Annotated[float, Field(gt=0, le=300, description="Seconds to block.")] = 60,
+    wait: Annotated[float, Field(gt=0, le=300)] = 60,
 ) -> dict[str, Any]:
     """Ask the human in their page; after `wait` s you get a ticket and the answer comes to `inbox`."""
     if kind == "choice" and not choices:
