@@ -19,7 +19,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from bridge import errors
-from bridge.cluster import redis_state as keys
+from bridge.cluster import index, redis_state as keys
 from bridge.cluster.approvals import SharedApprovals
 from bridge.cluster.calls import Calls
 from bridge.cluster.bus import DOWN, Bus, unavailable
@@ -37,7 +37,6 @@ log = logging.getLogger("bridge.cluster")
 
 #: How often the mirror is rebuilt from the instance keys (pub/sub drops messages a subscriber misses).
 RESYNC_EVERY = 5.0
-PAGE_BATCH = 500
 
 
 def _candidates(n: int = 8) -> list[str]:
@@ -298,45 +297,10 @@ class Cluster:
                 self.bus.went_down(exc)
             self.calls.expire()
 
-    async def _records(self) -> list[tuple[str, dict[str, str], int]]:
-        """Every instance key, through the index in batches: (id, fields, pttl). Drops index entries that expired."""
-        out: list[tuple[str, dict[str, str], int]] = []
-        start = 0
-        redis = self.bus.redis
-        while True:
-            ids = await redis.zrange(keys.INDEX, start, start + PAGE_BATCH - 1)
-            if not ids:
-                return out
-            async with redis.pipeline(transaction=False) as pipe:
-                for iid in ids:
-                    pipe.hgetall(keys.inst_key(iid))
-                    pipe.pttl(keys.inst_key(iid))
-                got = await pipe.execute()
-            stale = []
-            for n, iid in enumerate(ids):
-                fields, pttl = got[2 * n], got[2 * n + 1]
-                if fields:
-                    out.append((iid, fields, pttl))
-                else:
-                    stale.append(iid)
-            if stale:
-                await redis.zrem(keys.INDEX, *stale)
-            start += PAGE_BATCH - len(stale)
-
-    async def _alive(self, owners: set[str]) -> set[str]:
-        owners = sorted(owners)
-        if not owners:
-            return set()
-        async with self.bus.redis.pipeline(transaction=False) as pipe:
-            for o in owners:
-                pipe.exists(keys.replica_key(o))
-            found = await pipe.execute()
-        return {o for o, there in zip(owners, found) if there}
-
     async def _resync(self) -> None:
         read_at = time.monotonic()  # events applied while the records are read are newer than them
-        records = await self._records()
-        alive = await self._alive({f.get("owner", "") for _, f, _ in records})
+        records = await index.records(self.bus.redis)
+        alive = await index.alive(self.bus.redis, {f.get("owner", "") for _, f, _ in records})
         self.mirror.dead = {f.get("owner", "") for _, f, _ in records} - alive - {self.rid}
         seen = set()
         for iid, f, _pttl in records:
@@ -353,8 +317,8 @@ class Cluster:
         rows = [{**r, "replica": self.rid} for r in self.registry.page_rows()]
         self.note = None
         try:
-            records = await self._records()
-            alive = await self._alive({f.get("owner", "") for _, f, _ in records})
+            records = await index.records(self.bus.redis)
+            alive = await index.alive(self.bus.redis, {f.get("owner", "") for _, f, _ in records})
         except DOWN as exc:
             self.bus.went_down(exc)
             self.note = str(unavailable("listing the pages of other replicas"))

@@ -1,10 +1,10 @@
 """The cluster's view of other replicas' pages (bridge/cluster/mirror.py): no Redis needed."""
 
-import asyncio
 import json
 
 from bridge.cluster.mirror import Mirror, RemoteConnection
 from bridge.cluster import redis_state as keys
+from tests.support import run_async
 
 INFO = json.dumps({"url": "http://127.0.0.1:5173/", "title": "app", "origin": "http://127.0.0.1:5173",
                    "verified": "http://127.0.0.1:5173", "attach": "script", "channel": "ws",
@@ -12,7 +12,7 @@ INFO = json.dumps({"url": "http://127.0.0.1:5173/", "title": "app", "origin": "h
 
 
 def run(coro):
-    return asyncio.run(coro)
+    return run_async(coro, 10)  # its own loop and thread: an e2e module may own this thread's loop
 
 
 def make() -> tuple[Mirror, list[tuple[str, str]], list[tuple[str, str, str]]]:
