@@ -88,7 +88,7 @@ def test_snapshot_gives_roles_names_and_refs(tab):
     tab.load()
     snap = tab.call("page_snapshot")
     tree = snap["tree"]
-    for line in ('heading "Orders" [level=1]', 'textbox "Customer"', 'combobox "Size" [value="Small"]',
+    for line in ('heading "Orders"', 'textbox "Customer"', 'combobox "Size" [value="Small"]',
                  'checkbox "Gift wrap"', 'button "Place order"', 'listitem "Pear"', 'button "Shadow button"'):
         assert line in tree, (line, tree)
     assert "hidden text" not in tree and snap["truncated"] is False and snap["title"] == "model app"

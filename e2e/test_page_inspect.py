@@ -45,6 +45,8 @@ def test_source_comes_from_the_nearest_compile_time_attribute_or_says_unknown(co
     assert (found["file"], found["line"], found["column"], found["via"]) == ("src/components/Card.jsx", 14, 5, "attribute")
     unknown = ok(mcp.call("page_source", {"pageId": page.page_id, "selector": "#plain"}))
     assert unknown["via"] == "unknown" and unknown["file"] is None
+    svelte = ok(mcp.call("page_source", {"pageId": page.page_id, "selector": "#svelte"}))
+    assert (svelte["file"], svelte["line"], svelte["column"], svelte["via"]) == ("src/App.svelte", 4, 3, "svelte")
 
 
 def test_highlight_outlines_elements_without_blocking_clicks_and_clears(app, mcp):

@@ -71,6 +71,8 @@ function roleOf(el) {
   }
   if (tag === 'SELECT') return /** @type {HTMLSelectElement} */ (el).multiple ? 'listbox' : 'combobox';
   if (tag === 'IMG') return el.getAttribute('alt') === '' ? '' : 'img';
+  // <header>/<footer> are the page's banner/contentinfo only outside sectioning content (HTML-AAM)
+  if ((tag === 'HEADER' || tag === 'FOOTER') && el.parentElement && el.parentElement.closest('article,aside,main,nav,section')) return '';
   if (TAG_ROLES[tag]) return TAG_ROLES[tag];
   if (/** @type {HTMLElement} */ (el).isContentEditable && el.getAttribute('contenteditable') !== null) return 'textbox';
   return '';

@@ -87,7 +87,7 @@ function snapshotWalk(root, opt) {
       let line = '  '.repeat(level) + '- ' + (role || (actionable ? 'clickable' : 'text'));
       if (name) line += ' ' + JSON.stringify(name);
       else if (!role && text && !actionable) line += ': ' + text;
-      const st = statesOf(el, role);
+      const st = lean ? statesOf(el, role).filter((x) => !x.startsWith('level=')) : statesOf(el, role);
       if (st.length) line += ' [' + st.join(', ') + ']';
       if (lean ? actionable : role && role !== 'paragraph') line += ' [ref=' + (lean ? refs.of(el).split('@')[0] : refs.of(el)) + ']';
       if (role === 'iframe') { const id = router.ids.get(el); if (id) line += ' [frame=' + id + ']'; }
