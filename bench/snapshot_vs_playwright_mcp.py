@@ -69,10 +69,19 @@ def rewrites() -> dict[str, tuple[bytes, bytes]]:
                 (b'"https://petstore.swagger.io/v2/swagger.json"', b'"/api/swagger.json"')}
 
 
+INLINE = re.compile(r'(?:^|[\s|:])([a-z]+)(?: "((?:[^"\\]|\\.)*)")?(?: \[(?!ref=)[^\]]*\])* \[ref=[^\]]+\]')
+
+
 def actionable_lines(text: str, ours: bool) -> list[tuple[str, str, bool]]:
-    """(role, name, has a ref) for every actionable line of a snapshot."""
+    """(role, name, has a ref) for every actionable line of a snapshot (ours: also controls inline in a row line)."""
     out = []
     for line in text.splitlines():
+        if ours and "- row: " in line:
+            for m in INLINE.finditer(line.split("- row: ", 1)[1]):
+                if m.group(1) in ACTIONABLE:
+                    name = json.loads('"' + m.group(2) + '"') if m.group(2) else ""
+                    out.append((m.group(1), " ".join(name.split()).lower(), True))
+            continue
         m = re.match(r'\s*- (?:/?)([a-z]+)(?: "((?:[^"\\]|\\.)*)")?(.*)$', line)
         if not m or m.group(1) not in ACTIONABLE:
             continue

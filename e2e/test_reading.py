@@ -85,7 +85,7 @@ def test_the_lean_snapshot_gives_refs_to_what_can_be_acted_on_and_detailed_to_ev
     lean = text_of(mcp.call("page_snapshot", {"pageId": page.page_id}))
     assert re.search(r'- button "Count is 3" \[ref=e\d+\]', lean)  # bare refs: the header's document only
     assert re.search(r'- heading "Panel title"$', lean, re.M)  # no ref on what is only read, no level
-    assert "- row: Apple | 3" in lean and re.search(r'- button "Eat" \[ref=e\d+\]', lean)
+    assert "- row: Apple | 3" in lean and re.search(r'- row: Pear button "Eat" \[ref=e\d+\] \| 1', lean)  # one line a row
     card = re.search(r'- clickable \[ref=(e\d+)\]: Open card', lean)
     assert card  # a div with a pointer cursor and no role is still something to click
     ok(mcp.call("page_act", {"pageId": page.page_id, "action": "click", "ref": card.group(1)}))

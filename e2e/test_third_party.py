@@ -49,8 +49,9 @@ class Agent:
         lines = tree.splitlines()
         at = next(i for i, line in enumerate(lines) if text in line)
         for line in (lines[max(0, at - 2):at + 1][::-1] if before else lines[at:at + 3]):
-            if f"- {role}" in line:
-                return re.search(r"\[ref=([^\]]+)\]", line).group(1)
+            m = re.search(rf'(?:^|[\s|:]){role}(?: "[^"]*")?(?: \[(?!ref=)[^\]]*\])* \[ref=([^\]]+)\]', line)
+            if m:  # a line of its own, or inline in a table row's line
+                return m.group(1)
         raise AssertionError(f"no {role} near {text!r} in:\n" + "\n".join(lines[max(0, at - 3):at + 4]))
 
 
@@ -158,8 +159,8 @@ def test_rapidoc_lit_components_navigate_fill_and_try_inside_shadow_roots(corpus
     agent = Agent(mcp, page)
     assert page.evaluate("!!document.querySelector('rapi-doc').shadowRoot")  # everything below is in shadow trees
     tree = agent.snapshot()
-    agent.act(action="fill", ref=agent.ref_near(tree, "- text: path-param-1", "textbox"), value="p1-opt-1")
-    agent.act(action="fill", ref=agent.ref_near(tree, "- text: path-param-2", "textbox"), value="p2-opt-2")
+    agent.act(action="fill", ref=agent.ref_near(tree, "- row: path-param-1", "textbox"), value="p1-opt-1")
+    agent.act(action="fill", ref=agent.ref_near(tree, "- row: path-param-2", "textbox"), value="p2-opt-2")
     agent.act(action="click", text="TRY", exact=True)
     assert agent.wait(text="/multiple-examples-in-request-parameters/p1-opt-1/p2-opt-2\"")["met"]  # the echoed JSON
     assert API_CALLS[-1].startswith("/multiple-examples-in-request-parameters/p1-opt-1/p2-opt-2")

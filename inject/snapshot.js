@@ -25,6 +25,27 @@ function actionsInside(el) {
   return deepElements(el).filter((e) => e !== el && e.matches(ACTION_SELECTOR));
 }
 
+/** A row of a data table (no table inside it, a few controls at most, short text) fits on one line. @param {Element} row */
+function foldableRow(row) {
+  const below = deepElements(row);
+  if (below.some((e) => e !== row && (e.tagName === 'TABLE' || e.tagName === 'TR' || /^(row|table|grid|list|navigation|form)$/.test(e.getAttribute('role') || '')))) return false;
+  return below.filter((e) => e !== row && e.matches(ACTION_SELECTOR)).length <= 4 && elementText(row).length <= 400;
+}
+
+/** A table cell in a one-line row: its text, and each control in it as `role "name" [states] [ref=e4]`. @param {Element} cell */
+function rowCell(cell) {
+  const controls = actionsInside(cell).filter((a) => !hidden(a) && !actionsInside(a).some((b) => b !== a));
+  if (cell.matches(ACTION_SELECTOR)) controls.unshift(cell);
+  if (!controls.length) return clip(elementText(cell), 60);
+  const words = normText(Array.from(flatChildren(cell)).filter((n) => n.nodeType === 3 || (n.nodeType === 1 && !controls.some((c) => deepContains(n, c)))).map((n) => n.nodeType === 3 ? n.nodeValue || '' : rawText(/** @type {Element} */ (n))).join(' '));
+  const parts = controls.map((c) => {
+    const role = roleOf(c), name = role ? nameOf(c, role) : clip(elementText(c), 40);
+    const st = statesOf(c, role);
+    return (role || 'clickable') + (name ? ' ' + JSON.stringify(name) : '') + (st.length ? ' [' + st.join(', ') + ']' : '') + ' [ref=' + refs.of(c).split('@')[0] + ']';
+  });
+  return (words ? clip(words, 40) + ' ' : '') + parts.join(' ');
+}
+
 /**
  * Walk the DOM (open shadow roots included, slotted nodes at their slot) into compact lines:
  * `- role "name" [state] [ref=e3@ab]`. The lean default puts refs on what an agent acts on only, drops lines that
@@ -67,8 +88,8 @@ function snapshotWalk(root, opt) {
     if (lean && actionable && !role) text = clip(elementText(el), LEAN_TEXT);
     let show = opt.interactive ? INTERACTIVE.has(role) : !forControl && (!!role || !!text);
     if (lean && show && level <= opt.depth) {
-      if (role === 'row' && !actionsInside(el).length) {
-        const cells = flatElementChildren(el).map((c) => clip(elementText(c), 60)).filter(Boolean);
+      if (role === 'row' && foldableRow(el)) { // one line: each cell's text, its controls inline with their refs
+        const cells = flatElementChildren(el).filter((c) => !hidden(c)).map(rowCell).filter(Boolean);
         if (cells.length) emit('  '.repeat(level) + '- row: ' + cells.join(' | '));
         return;
       }
