@@ -1,5 +1,5 @@
-"""Elicitation with the TypeScript MCP SDK (@modelcontextprotocol/sdk 1.32.2, the client most editors use) against
-the real bridge and a real Chromium tab."""
+"""Cancellation, progress and elicitation with the TypeScript MCP SDK (@modelcontextprotocol/sdk 1.32.2, the
+client most editors use; 2025-11-25 sessions) against the real bridge and real Chromium tabs."""
 
 from __future__ import annotations
 
@@ -20,6 +20,24 @@ def run_ts(bridge, page_id: str, scenario: str) -> dict:
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_progress_reaches_the_typescript_client(bridge, dev, context):
+    page = open_page(context, dev.url("/single.html"))
+    # The text appears 2.3 s after the wait started in the page (node's own start-up is not counted).
+    page.evaluate("""const t = setInterval(() => { if (window.__dbg.status().running) { clearInterval(t);
+        setTimeout(() => document.body.append('arrived late'), 2300); } }, 20)""")
+    out = run_ts(bridge, page.page_id, "progress")
+    assert not out["isError"] and len(out["heard"]) >= 2, out
+    assert all(p["total"] == 8 for p in out["heard"]) and "to finish 'wait'" in out["heard"][0]["message"]
+
+
+def test_a_typescript_client_cancelling_aborts_the_code_in_the_page(bridge, dev, context):
+    page = open_page(context, dev.url("/single.html"))
+    out = run_ts(bridge, page.page_id, "cancel")
+    assert out["aborted"] is True
+    page.wait_for_function("window.__aborted === true", timeout=5000)
+    page.wait_for_function("window.__dbg.status().running === 0", timeout=5000)
 
 
 def test_a_typescript_client_answers_user_ask_by_elicitation(bridge, dev, context):

@@ -1,6 +1,8 @@
 // e2e/test_ts_client.py's TypeScript-SDK client (2025-11-25 sessions): one scenario per run, one JSON line out.
-//   node client.mjs URL TOKEN PAGE_ID elicit
-//   elicit: user_ask kind=choice; this client declares elicitation and answers 'green'.
+//   node client.mjs URL TOKEN PAGE_ID progress|cancel|elicit
+//   progress: page_wait with a progress token; prints every notification heard.
+//   cancel:   page_exec waiting on its `signal`, aborted 2.5 s later (notifications/cancelled).
+//   elicit:   user_ask kind=choice; this client declares elicitation and answers 'green'.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -14,7 +16,25 @@ client.setRequestHandler(ElicitRequestSchema, async (req) => {
 });
 await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
 const out = { scenario };
-if (scenario === 'elicit') {
+if (scenario === 'progress') {
+  const heard = [];
+  const r = await client.callTool({ name: 'page_wait', arguments: { pageId, text: 'arrived late', timeout: 8 } }, undefined,
+    { onprogress: (p) => heard.push(p) });
+  Object.assign(out, { isError: !!r.isError, heard });
+} else if (scenario === 'cancel') {
+  const ac = new AbortController();
+  setTimeout(() => ac.abort('the user changed their mind'), 2500);
+  const code = "await new Promise((r) => signal.addEventListener('abort', () => { window.__aborted = true; r(1); })); return 'x'";
+  try {
+    await client.callTool({ name: 'page_exec', arguments: { pageId, code, timeout: 60 } }, undefined, { signal: ac.signal });
+    out.aborted = false;
+  } catch (e) {
+    out.aborted = ac.signal.aborted;
+  }
+  // The SDK posts notifications/cancelled without waiting for it: stay connected a moment, as an editor would
+  // (closing at once sends DELETE first, and a handler of a deleted session is not cancelled by the MCP SDK).
+  await new Promise((r) => setTimeout(r, 500));
+} else if (scenario === 'elicit') {
   const r = await client.callTool({ name: 'user_ask', arguments: { pageId, question: 'Colour?', kind: 'choice', choices: ['red', 'green'], wait: 30 } });
   Object.assign(out, { isError: !!r.isError, result: r.structuredContent, asked });
 }
