@@ -37,6 +37,10 @@ MAX_STRING = 200
 #: Runs of characters a page secret is made of (bridge/protocol.py `Secret`): candidates looked up in a set, so
 #: redaction costs the same with one page or ten thousand.
 SECRET_RUN = re.compile(r"[A-Za-z0-9_-]{32,}")
+#: Neither SECRET_IN_TEXT (`token=` and six characters) nor a page secret fits in shorter text.
+SHORTEST_MATCH = 12
+#: Argument names seen (key -> looks secret), so a call's keys are matched against SECRET_KEY once, not per record.
+KEY_MEMO = 4096
 MAX_ITEMS = 20
 MAX_DEPTH = 4
 RECENT = 500
@@ -57,7 +61,8 @@ class Audit:
         self.seq = 0
         self.tool_calls = 0
         self.agent_seen: float | None = None
-        self._file: IO[str] | None = None
+        self._secret_keys: dict[str, bool] = {}
+        self._file: IO[bytes] | None = None
         self._size = 0
         self._broken = False
 
@@ -108,7 +113,7 @@ class Audit:
     # ---- summarising -----------------------------------------------------------------------------------------
 
     def summarise(self, value: Any, depth: int = 0, key: str = "") -> Any:
-        if key and SECRET_KEY.search(key):
+        if key and self._secret_key(key):
             return "<redacted>"
         if key in TYPED_KEYS and isinstance(value, str):
             return f"<{len(value)} chars>"
@@ -132,10 +137,20 @@ class Audit:
             return out_list
         return self._clean(repr(value))
 
+    def _secret_key(self, key: str) -> bool:
+        found = self._secret_keys.get(key)
+        if found is None:
+            found = SECRET_KEY.search(key) is not None
+            if len(self._secret_keys) < KEY_MEMO:
+                self._secret_keys[key] = found
+        return found
+
     def _clean(self, text: str) -> str:
         for secret in self.secrets:
             if secret and secret in text:
                 text = text.replace(secret, "<redacted>")
+        if len(text) < SHORTEST_MATCH:
+            return text
         page_secrets = self._secrets_of()
         if page_secrets and len(text) >= 32:
             if page_secrets is not self._sized[0]:
@@ -163,16 +178,15 @@ class Audit:
     def _write(self, line: str) -> None:
         if self.path is None or self._broken:
             return
-        size = len(line.encode())
+        data = line.encode()
         try:
             if self._file is None:
                 self._open()
-            elif self._size + size > self.max_bytes and self._size > 0:
+            elif self._size + len(data) > self.max_bytes and self._size > 0:
                 self._rotate()
             assert self._file is not None
-            self._file.write(line)
-            self._file.flush()
-            self._size += size
+            self._file.write(data)  # unbuffered: one write(2), on disk (page cache) before the call is answered
+            self._size += len(data)
         except OSError as exc:
             self._broken = True
             log.warning("audit log disabled: cannot write %s: %s", self.path, exc)
@@ -181,7 +195,7 @@ class Audit:
         assert self.path is not None
         self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-        self._file = os.fdopen(fd, "a", encoding="utf-8")
+        self._file = os.fdopen(fd, "ab", buffering=0)
         self._size = os.fstat(fd).st_size
 
     def _rotate(self) -> None:
