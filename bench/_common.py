@@ -27,7 +27,7 @@ from tests.support import CHROMIUM, CHROMIUM_ARGS, BridgeProcess  # noqa: E402
 RESULTS = ROOT / "bench" / "results"
 
 __all__ = ["CHROMIUM", "CHROMIUM_ARGS", "BridgeProcess", "ROOT", "RESULTS", "open_mcp", "timed_calls", "stats",
-           "rss_mb", "cpu_s", "table", "write_json", "machine"]
+           "rss_mb", "cpu_s", "cpu_of", "descendants", "table", "write_json", "machine"]
 
 CLK = os.sysconf("SC_CLK_TCK")
 
@@ -94,6 +94,40 @@ def cpu_s(pid: int | None = None) -> float:
         return r.ru_utime + r.ru_stime
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / CLK
+
+
+def descendants(root: int, name: str = "") -> list[int]:
+    """Every live process below `root` (children, theirs…) whose command name contains `name`, from /proc."""
+    parent: dict[int, int] = {}
+    comm: dict[int, str] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            head, rest = (entry / "stat").read_text().rsplit(")", 1)
+        except OSError:
+            continue
+        pid = int(entry.name)
+        parent[pid], comm[pid] = int(rest.split()[1]), head.split("(", 1)[1]
+    out = []
+    for pid in parent:
+        p = parent[pid]
+        while p > 1 and p != root:
+            p = parent.get(p, 0)
+        if p == root and pid != root and name in comm[pid]:
+            out.append(pid)
+    return out
+
+
+def cpu_of(pids: list[int]) -> dict[int, float]:
+    """CPU seconds so far of each process that still exists."""
+    out = {}
+    for pid in pids:
+        try:
+            out[pid] = cpu_s(pid)
+        except OSError:
+            pass
+    return out
 
 
 def table(rows: list[dict[str, Any]], columns: list[tuple[str, str]]) -> str:

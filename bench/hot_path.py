@@ -4,6 +4,7 @@ Rows, all measured with the same official Python client and the same loops, one 
   - the MCP SDK layer alone (bench/echo_server.py: an `echo` tool, no browser) — the reference;
   - dbg-bridge page_exec to a real Chromium tab on the WebSocket channel, and on SSE;
   - Playwright's in-process page.evaluate('1+1') on the same tab (CDP, no MCP);
+  - beside each row that reaches the browser, Chromium's CPU per call (all its processes summed, from /proc);
   - the SDK-alone and page_exec rows again from the TypeScript MCP SDK (bench/ts_client, `npm ci` there first).
 Each at 1 caller (latency) and 8 callers (throughput). Ratios to the SDK-alone row are what count: the machine
 drifts between runs, rarely within one.
@@ -25,8 +26,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import (CHROMIUM, CHROMIUM_ARGS, BridgeProcess, cpu_s, machine, open_mcp, rss_mb,  # noqa: E402
-                     stats, table, timed_calls, write_json)
+from _common import (CHROMIUM, CHROMIUM_ARGS, BridgeProcess, cpu_of, cpu_s, descendants, machine,  # noqa: E402
+                     open_mcp, rss_mb, stats, table, timed_calls, write_json)
 
 from tests.support import free_port, wait_until  # noqa: E402
 
@@ -44,11 +45,23 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
-async def cell(pids: list[int], call: Any, n: int, conc: int) -> dict[str, Any]:
+def chromium_pids() -> list[int]:
+    """Chromium's processes (browser, renderers, GPU, network service) under this script (Playwright launched them)."""
+    return descendants(os.getpid(), "chrom")
+
+
+async def cell(pids: list[int], call: Any, n: int, conc: int, browser: bool = False) -> dict[str, Any]:
+    """One measurement: latencies, calls/s, the server's CPU per call, and with `browser` Chromium's (every one of its
+    processes summed: the tab's renderer, the browser process and the network service carry a page's traffic)."""
     before = [cpu_s(p) for p in pids]
+    chrome = cpu_of(chromium_pids()) if browser else {}
     lat, wall = await timed_calls(call, n, conc)
     server_cpu = sum(cpu_s(p) - b for p, b in zip(pids, before))
-    return {**stats(lat, wall), "server_cpu_ms": round(1000 * server_cpu / n, 3)}
+    out: dict[str, Any] = {**stats(lat, wall), "server_cpu_ms": round(1000 * server_cpu / n, 3)}
+    if browser:
+        after = cpu_of(chromium_pids())
+        out["chromium_cpu_ms"] = round(1000 * sum(c - chrome.get(p, 0.0) for p, c in after.items()) / n, 3)
+    return out
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
@@ -90,16 +103,17 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                             raise RuntimeError(f"page_exec failed: {r.content}")
                     return call
 
-                cells = [("MCP SDK alone, echo tool", "-", [echo.pid], echo_call)]
+                cells = [("MCP SDK alone, echo tool", "-", [echo.pid], echo_call, False)]
                 for ch, (page, pid) in pages.items():
-                    cells.append((f"dbg-bridge page_exec", ch, [bridge.proc.pid], exec_call(pid)))
+                    cells.append(("dbg-bridge page_exec", ch, [bridge.proc.pid], exec_call(pid), True))
                 ws_page = pages["ws"][0]
-                cells.append(("Playwright page.evaluate", "cdp", [], lambda i: ws_page.evaluate("1+1")))
-                for _, _, _, call in cells:
+                cells.append(("Playwright page.evaluate", "cdp", [], lambda i: ws_page.evaluate("1+1"), True))
+                for _, _, _, call, _ in cells:
                     await timed_calls(call, warm, 8)
                 for conc in (1, 8):
-                    for what, ch, pids, call in cells:
-                        rows.append({"what": what, "channel": ch, "conc": conc, **(await cell(pids, call, n, conc))})
+                    for what, ch, pids, call, in_browser in cells:
+                        rows.append({"what": what, "channel": ch, "conc": conc,
+                                     **(await cell(pids, call, n, conc, in_browser))})
                 if TS_CLIENT.with_name("node_modules").exists():
                     ws_pid = pages["ws"][1]
                     for conc in (1, 8):
@@ -160,13 +174,16 @@ def ratios(rows: list[dict[str, Any]]) -> list[str]:
     thr = ws8["calls_per_s"] / echo8["calls_per_s"]
     sse = sse1["p50_ms"] / ws1["p50_ms"]
     ok = lambda good: "ok" if good else "MISS"  # noqa: E731
+    cpu = [f"Chromium CPU per call: SSE {sse1['chromium_cpu_ms']:.2f} ms, WS {ws1['chromium_cpu_ms']:.2f} ms "
+           f"({sse1['chromium_cpu_ms'] / ws1['chromium_cpu_ms']:.2f}x); bridge + Chromium: SSE "
+           f"{sse1['server_cpu_ms'] + sse1['chromium_cpu_ms']:.2f} ms, WS {ws1['server_cpu_ms'] + ws1['chromium_cpu_ms']:.2f} ms"]
     return [f"page_exec WS p50 / SDK echo p50 = {lat:.2f}x (target <= {TARGET_LATENCY_RATIO}x: {ok(lat <= TARGET_LATENCY_RATIO)})",
             f"page_exec WS 8-caller calls/s / SDK echo = {thr:.2f}x (target >= {TARGET_THROUGHPUT_RATIO}x: {ok(thr >= TARGET_THROUGHPUT_RATIO)})",
-            f"SSE p50 / WS p50 = {sse:.2f}x (target <= {TARGET_SSE_RATIO}x: {ok(sse <= TARGET_SSE_RATIO)})", *ts_line]
+            f"SSE p50 / WS p50 = {sse:.2f}x (target <= {TARGET_SSE_RATIO}x: {ok(sse <= TARGET_SSE_RATIO)})", *cpu, *ts_line]
 
 
 COLUMNS = [("what", "what"), ("channel", "chan"), ("conc", "conc"), ("n", "n"), ("p50_ms", "p50 ms"),
-           ("p99_ms", "p99 ms"), ("calls_per_s", "calls/s"), ("server_cpu_ms", "server CPU ms/call")]
+           ("p99_ms", "p99 ms"), ("calls_per_s", "calls/s"), ("server_cpu_ms", "server CPU ms/call"), ("chromium_cpu_ms", "Chromium CPU ms/call")]
 
 
 def main(argv: list[str] | None = None) -> int:

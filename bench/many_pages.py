@@ -41,6 +41,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--quick", action="store_true", help="fewer calls (400 per cell instead of 2000)")
     p.add_argument("--calls", type=int, default=None, help="page_exec calls per cell")
     p.add_argument("--connect-concurrency", type=int, default=50, help="pages connecting at once (default 50)")
+    p.add_argument("--idle", type=float, default=10.0, help="seconds of idle bridge CPU measured with 1 and N pages")
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--base", help=argparse.SUPPRESS)
     return p.parse_args(argv)
@@ -155,6 +156,24 @@ async def measure(client: Any, ids: list[str], n: int, conc: int, pids: dict[str
     return out
 
 
+async def idle_cpu(pid: int, seconds: float) -> float:
+    """The bridge's CPU% while no call runs: what its connected pages cost it in the background (pings, timers, GC)."""
+    c0, t0 = cpu_s(pid), time.monotonic()
+    await asyncio.sleep(seconds)
+    return round(100 * (cpu_s(pid) - c0) / (time.monotonic() - t0), 2)
+
+
+async def live_pages(client: Any) -> int:
+    """Live pages by page_list, read page by page (nextCursor)."""
+    live, cursor = 0, None
+    while True:
+        listed = await client.call_tool("page_list", {"limit": 1000, **({"cursor": cursor} if cursor else {})})
+        live += sum(1 for r in listed.structured_content["pages"] if r["state"] == "live")
+        cursor = listed.structured_content.get("nextCursor")
+        if cursor is None:
+            return live
+
+
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     n = args.calls or (400 if args.quick else 2000)
     started = machine()
@@ -174,6 +193,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             ids = first["ids"]
             pids = {"bridge": bpid, "pages": w.proc.pid}
             out["rss_1_page_mb"] = rss_mb(bpid)
+            out["idle_cpu_1_page_pct"] = await idle_cpu(bpid, args.idle)
             for conc in (1, 8):
                 rows.append({"pages": 1, "conc": conc, **await measure(client, ids, n, conc, pids)})
             print(f"bridge {bridge.base} pid {bpid}; connecting {args.pages - 1} more {args.channel} pages "
@@ -181,11 +201,10 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             more = await w.connect(args.pages - 1, args.connect_concurrency)
             ids += more["ids"]
             out["connect_seconds"] = round(more["seconds"], 2)
-            listed = await client.call_tool("page_list", {})
-            live = sum(1 for r in listed.structured_content["pages"] if r["state"] == "live")
-            out["live_pages"] = live
+            out["live_pages"] = await live_pages(client)
             await asyncio.sleep(1)
             out["rss_n_pages_mb"] = rss_mb(bpid)
+            out["idle_cpu_n_pages_pct"] = await idle_cpu(bpid, args.idle)
             for conc in (1, 8):
                 rows.append({"pages": len(ids), "conc": conc, **await measure(client, ids, n, conc, pids)})
             lat, wall = await timed_calls(lambda i: client.call_tool("page_list", {}), 20, 1)
@@ -231,7 +250,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"p50 with {r['pages']} pages / p50 with 1 page = {r['p50_ratio']:.2f}x (p99 {r['p99_ratio']:.2f}x)   "
           f"target <= {TARGET_RATIO}x: {'ok' if r['p50_ratio'] <= TARGET_RATIO else 'MISS'}")
     pl = r["page_list_n_pages"]
-    print(f"page_list with {r['pages']} pages: p50 {pl['p50_ms']:.1f} ms")
+    print(f"page_list with {r['pages']} pages (its first answer: 100 tabs and a nextCursor): p50 {pl['p50_ms']:.1f} ms")
+    print(f"bridge CPU while idle: {r['idle_cpu_1_page_pct']:.2f}% with 1 page, {r['idle_cpu_n_pages_pct']:.2f}% with "
+          f"{r['pages']} pages")
     print(f"CPU% = CPU time / wall time over the cell (100% = one core); bridge CPU ms/call = the bridge's CPU "
           f"time per page_exec (its capacity on one free core is about 1000 / that calls/s).")
     print(f"Load average at start "
