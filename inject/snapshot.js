@@ -7,6 +7,8 @@
 const WRAPPER_ROLES = new Set(['list', 'table', 'group', 'region', 'paragraph', 'cell', 'columnheader', 'form', 'label']);
 /** Characters of running text per line in the lean default (the whole text: detailed, page_find, page_exec). */
 const LEAN_TEXT = 72;
+/** ... and of what a clickable element without a role says (its ref is what counts). */
+const LEAN_NAME = 56;
 /** Elements an agent acts on carry a ref in the lean default: controls, labels, and anything clickable. */
 const ACTION_SELECTOR = 'a[href],button,input,select,textarea,summary,[role=button],[role=link],[role=checkbox],[role=tab],' +
   '[role=menuitem],[role=option],[role=switch],[role=textbox],[role=combobox],[tabindex],[onclick],[contenteditable]';
@@ -65,6 +67,7 @@ function snapshotWalk(root, opt) {
   const limit = opt.maxChars > 0 ? opt.maxChars : Infinity;
   const lean = !opt.detailed && !opt.interactive;
   const selected = /** @type {any} */ (window).__dbgSelected;
+  let lastSaid = ''; // the name and text of the line emitted last
   /** @param {string} line */
   const emit = (line) => {
     count++;
@@ -79,13 +82,14 @@ function snapshotWalk(root, opt) {
     const name = role ? nameOf(el, role) : '';
     let text = ownText(el, lean ? LEAN_TEXT : 120);
     // ", , ," between inline links says nothing; neither do the words of a button its name already says
-    if (lean && (!/[\p{L}\p{N}]/u.test(text) || (said && said.includes(text)))) text = '';
+    if (lean && (!/[\p{L}\p{N}]/u.test(text) || (said && said.includes(text)) ||
+        (!role && lastSaid.includes(text.replace(/…$/, '').toLowerCase())))) text = ''; // nor a line that repeats the one before
     const forControl = role === 'label' && !!(/** @type {HTMLLabelElement} */ (el).control); // its control shows the name
     // a clickable element without a role counts when nothing inside it is a control (else the controls speak)
     const actionable = INTERACTIVE.has(role) || role === 'label' || role === 'iframe' ||
       (lean && !role && clickable(el) && !actionsInside(el).length);
     // a clickable element without a role (a div with tabindex or a click cursor) reads as its whole text
-    if (lean && actionable && !role) text = clip(elementText(el), LEAN_TEXT);
+    if (lean && actionable && !role) text = clip(elementText(el), LEAN_NAME);
     let show = opt.interactive ? INTERACTIVE.has(role) : !forControl && (!!role || !!text);
     if (lean && show && level <= opt.depth) {
       if (role === 'row' && foldableRow(el)) { // one line: each cell's text, its controls inline with their refs
@@ -119,6 +123,7 @@ function snapshotWalk(root, opt) {
       }
       if ((role || actionable) && text && name !== text && !opt.interactive && !(lean && name.includes(text.replace(/…$/, '')))) line += ': ' + text;
       emit(line);
+      lastSaid = (name + ' ' + text).toLowerCase();
       if (lean && actionable && !role) return; // its text is on its line
       next = level + 1;
       if (role && name && /^(button|link|heading|option|tab|menuitem|cell|columnheader|listitem)$/.test(role) && !el.querySelector('input,select,textarea,button,a[href],[role]')) return;
