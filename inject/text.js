@@ -16,6 +16,15 @@ function normText(s) {
 
 /** Not drawn at all (display: none, visibility: hidden, closed <details>…); display: contents still draws its children. @param {Element} el */
 function notRendered(el) {
+  const known = unseenCache && unseenCache.get(el);
+  if (known !== undefined) return known;
+  const v = notRenderedNow(el);
+  if (unseenCache) unseenCache.set(el, v);
+  return v;
+}
+
+/** @param {Element} el */
+function notRenderedNow(el) {
   const anyEl = /** @type {any} */ (el);
   if (typeof anyEl.checkVisibility === 'function') {
     if (anyEl.checkVisibility({ visibilityProperty: true })) return false;
@@ -28,11 +37,15 @@ function notRendered(el) {
 /** element -> its raw rendered text, for the length of one lookup (set by withTextCache). @type {Map<Element, string>|null} */
 let textCache = null;
 
+/** element -> not rendered, for the length of one lookup. @type {Map<Element, boolean>|null} */
+let unseenCache = null;
+
 /** Run fn with one text cache (every element's text is computed once per lookup). @template T @param {() => T} fn @returns {T} */
 function withTextCache(fn) {
   if (textCache) return fn();
   textCache = new Map();
-  try { return fn(); } finally { textCache = null; }
+  unseenCache = new Map();
+  try { return fn(); } finally { textCache = null; unseenCache = null; }
 }
 
 /** The text an element shows, across its descendants, shadow trees and slotted nodes, unnormalized. @param {Element} el @returns {string} */
