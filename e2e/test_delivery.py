@@ -49,8 +49,7 @@ def test_a_result_finished_while_the_tab_is_offline_arrives_once_it_is_back(br, 
     page = open_page(context, site.url(f"/single.html?channel={channel}"))
     assert page.evaluate("window.__dbg.status().channel") == channel
     future = client.start("page_exec", {"pageId": page.page_id, "code": SLOW, "timeout": 20})
-    page.wait_for_function("window.__dbg.status().state === 'connected'")  # the exec is on its way or running
-    time.sleep(0.05)  # let the exec frame reach the page before the network goes (the fault under test)
+    page.wait_for_function("window.__dbg.status().running === 1")  # the exec runs in the page
     context.set_offline(True)
     try:
         page.wait_for_timeout(1500)  # the result is done after 300 ms and cannot leave the tab
@@ -95,9 +94,11 @@ def test_right_after_a_bridge_restart_calls_to_known_pages_wait_for_them(br, sit
     page_ids = [ws_page.page_id, sse_page.page_id, sse_page.page_id.replace("/host", "/f0")]
     wait_until(lambda: sse_page.evaluate("window.__dbg.status().frames.length === 1 && "
                                          "window.__dbg.status().frames[0].ready"), 10, what="the frame's client")
-    time.sleep(0.3)  # the store is written 0.2 s after a change
-    stored = json.loads((br.config_dir / "pages.json").read_text())
-    assert {p["id"] for p in stored["pages"]} >= {p.split("/")[0] for p in page_ids}
+    store = br.config_dir / "pages.json"  # written 0.2 s after the set of ids changes
+    wanted = {p.split("/")[0] for p in page_ids}
+    wait_until(lambda: store.exists() and {p["id"] for p in json.loads(store.read_text())["pages"]} >= wanted, 5,
+               what="the reserved ids saved")
+    stored = json.loads(store.read_text())
     assert "secret" not in json.dumps(stored)
 
     br.restart()  # the tabs are away now and come back by themselves within a second or two

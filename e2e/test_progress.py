@@ -27,7 +27,9 @@ def call_with_progress(session: McpSession, name: str, args: dict) -> tuple[obje
 
 def test_page_wait_reports_what_it_awaits_elapsed_and_limit(dev, context, era):
     page = open_page(context, dev.url("/single.html"))
-    page.evaluate("setTimeout(() => document.body.append('arrived late'), 2300)")
+    # 2.3 s after the wait started in the page (however late the call got there on a busy machine).
+    page.evaluate("""const t = setInterval(() => { if (window.__dbg.status().running) { clearInterval(t);
+        setTimeout(() => document.body.append('arrived late'), 2300); } }, 20)""")
     res, heard = call_with_progress(era, "page_wait", {"pageId": page.page_id, "text": "arrived late", "timeout": 8})
     assert ok(res), text_of(res)
     assert len(heard) >= 2, heard
@@ -42,11 +44,11 @@ def test_user_ask_reports_while_the_human_thinks_and_short_calls_stay_silent(dev
     res, heard = call_with_progress(era, "page_exec", {"pageId": page.page_id, "code": "1 + 1"})
     assert ok(res)["result"] == 2 and heard == []
     card = page.locator("dbg-human [data-question]")
-    page.evaluate("""setTimeout(function click() {
+    page.evaluate("""setTimeout(function click() {  // 1.6 s after the card is shown
         const host = document.querySelector('dbg-human');
         const button = host && host.shadowRoot && host.shadowRoot.querySelector('button[data-answer=true]');
-        if (button) button.click(); else setTimeout(click, 50);
-    }, 1600)""")
+        if (button) setTimeout(() => button.click(), 1600); else setTimeout(click, 20);
+    }, 0)""")
     res, heard = call_with_progress(era, "user_ask", {"pageId": page.page_id, "question": "Ship it?", "wait": 30})
     assert ok(res)["answer"] is True, text_of(res)
     assert heard and all(total == 30 for _, total, _ in heard), heard

@@ -28,7 +28,7 @@ def test_the_stdio_forwarder_reinitializes_after_a_restart_and_waits_while_the_b
                 after_restart = await client.call_tool("page_list", {})
                 await asyncio.to_thread(bridge.stop)
                 call = asyncio.ensure_future(client.call_tool("page_list", {}))  # sent while nothing listens
-                await asyncio.sleep(1.5)
+                await asyncio.sleep(1.5)  # the behaviour under test: still waiting while nothing listens
                 assert not call.done()
                 threading.Thread(target=bridge.start, daemon=True).start()
                 while_down = await asyncio.wait_for(call, 40)
