@@ -50,6 +50,17 @@ def test_pick_question_answers_with_the_clicked_elements_ref_selector_and_text(a
     assert app.evaluate("document.getElementById('items').children.length") == 3  # the pick click did not act
 
 
+def test_a_pick_inside_a_shadow_root_answers_a_piercing_selector_that_finds_it_again(app, mcp):
+    call = mcp.start("user_ask", {"pageId": app.page_id, "question": "Which one?", "kind": "pick", "wait": 30})
+    question_card(app).locator("button[data-answer=pick]").click()
+    app.hover("x-card >> #inner")
+    app.click("x-card >> #inner")
+    answer = ok(call.result(15))["answer"]
+    assert answer["selector"].endswith("x-card >>> #inner") and answer["text"] == "Shadow button"
+    again = ok(mcp.call("page_find", {"pageId": app.page_id, "selector": answer["selector"]}))
+    assert [m["name"] for m in again["matches"]] == ["Shadow button"]
+
+
 def test_a_question_that_outlives_its_wait_returns_a_ticket_and_the_answer_lands_in_the_inbox(app, mcp):
     start = ok(mcp.call("inbox"))["cursor"]
     out = ok(mcp.call("user_ask", {"pageId": app.page_id, "question": "Later?", "wait": 0.3}))
