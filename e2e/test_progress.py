@@ -62,3 +62,10 @@ def test_a_long_page_exec_reports_once_a_second(dev, context, era):
         "pageId": page.page_id, "code": "await new Promise(r => setTimeout(r, 1500)); return 'done'", "timeout": 10})
     assert ok(res)["result"] == "done"
     assert len(heard) == 1 and heard[0][1] == 10 and "to finish 'eval'" in heard[0][2], heard
+
+
+def test_an_inbox_long_poll_reports_while_it_waits(era):
+    res, heard = call_with_progress(era, "inbox", {"wait": 2.5, "kinds": ["message"], "since": 10**9})
+    assert ok(res) is not None, text_of(res)
+    assert len(heard) >= 2 and all(total == 2.5 for _, total, _ in heard), heard
+    assert "a new inbox item" in heard[0][2]

@@ -6,6 +6,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from bridge.inbox import KINDS, PAGE_NOTE, Inbox
+from bridge.progress import reporting
 from bridge.tools.base import Tool, acting
 
 Kind = Literal[KINDS]  # type: ignore[valid-type]
@@ -30,7 +31,8 @@ async def inbox(
         marked["resolved"] = box.mark(resolve, "resolved")
     filters = {"kinds": list(kinds) if kinds else None, "page_id": pageId, "limit": limit}
     if wait > 0:
-        items, cursor, more = await box.wait(since, wait, **filters)
+        async with reporting("a new inbox item", wait):
+            items, cursor, more = await box.wait(since, wait, **filters)
     else:
         items, cursor, more = box.read(since, **filters)
     out: dict[str, Any] = {"items": [i.as_dict() for i in items], "cursor": cursor, "more": more}
