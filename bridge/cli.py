@@ -146,6 +146,17 @@ def banner(settings: Settings, token: str | None) -> str:
     return "\n".join(lines)
 
 
+async def _settle_heap(period: float = 10.0) -> None:
+    """The served process only (tests build apps in their own process): freeze the heap after startup, then again
+    every `period` seconds (bridge/heap.py)."""
+    from bridge.heap import Heap
+
+    heap = Heap()
+    while True:
+        heap.settle()
+        await asyncio.sleep(period)
+
+
 def serve(settings: Settings, ready_file: str | None = None) -> int:
     import uvicorn
 
@@ -181,9 +192,12 @@ def serve(settings: Settings, ready_file: str | None = None) -> int:
     # No permessage-deflate: page frames are small and local, and each WebSocket's zlib state cost ~45 KB of RSS.
     # Keep idle connections longer than clients do (httpx drops them after 5 s, uvicorn's default): with equal
     # timeouts a call made ~5 s after the last one can be sent on a socket the bridge is closing (ReadError).
+    # No WebSocket pings on loopback: the kernel closes a local page's socket when its browser goes, and at 2,000
+    # pages uvicorn's ping every 20 s per connection was 1% of a core with no call running (bench/many_pages.py).
     config = uvicorn.Config(app, log_level=settings.log_level, access_log=False, ws_max_size=settings.max_body,
                             ws_per_message_deflate=False, timeout_keep_alive=75, lifespan="on",
-                            timeout_graceful_shutdown=2, log_config=None)
+                            timeout_graceful_shutdown=2, log_config=None,
+                            ws_ping_interval=None if settings.is_loopback else 20.0)
     server = uvicorn.Server(config)
 
     async def run() -> None:
@@ -195,7 +209,11 @@ def serve(settings: Settings, ready_file: str | None = None) -> int:
             if ready_file:
                 with open(ready_file, "w") as f:
                     f.write(settings.base_url())
-        await task
+        settler = asyncio.create_task(_settle_heap())
+        try:
+            await task
+        finally:
+            settler.cancel()
 
     try:
         # uvicorn's own loop choice (uvloop when installed, as with uvicorn[standard]): Server.serve() alone leaves
