@@ -75,7 +75,7 @@ def test_console_entries_have_no_placeholders_and_an_error_is_message_and_stack(
 
 
 def test_page_list_and_network_entries_use_epoch_milliseconds_and_leave_absent_fields_out(mcp, page_id):
-    row = next(r for r in ok(mcp.call("page_list"))["pages"] if r["pageId"] == page_id)
+    row = next(r for r in mcp.pages() if r["pageId"] == page_id)
     assert isinstance(row["lastSeen"], int) and abs(row["lastSeen"] - time.time() * 1000) < 60_000
     ok(mcp.call("page_exec", {"pageId": page_id, "code": "await fetch(location.href); 1"}))
     net = ok(mcp.call("page_network", {"pageId": page_id}))

@@ -23,7 +23,7 @@ def test_client_prefers_the_websocket_channel(context, dev, mcp):
     page.wait_for_function(CONNECTED, timeout=10000)
     status = page.evaluate("window.__dbg.status()")
     assert status["channel"] == "ws"
-    row = next(r for r in ok(mcp.call("page_list"))["pages"] if r["pageId"] == status["pageId"])
+    row = next(r for r in mcp.pages() if r["pageId"] == status["pageId"])
     assert row["channel"] == "ws" and row["state"] == "live"
 
 

@@ -44,7 +44,7 @@ class Tab:
 
     def row(self, page_id: str | None = None) -> dict | None:
         want = page_id or self.page_id
-        return next((r for r in ok(self.mcp.call("page_list"))["pages"] if r["pageId"] == want), None)
+        return next((r for r in self.mcp.pages() if r["pageId"] == want), None)
 
 
 def snapshot_ref(tree: str, line: str) -> str:
@@ -57,7 +57,7 @@ def snapshot_ref(tree: str, line: str) -> str:
 def _live_row(mcp: McpSession, marker: str, engine: Engine) -> dict | None:
     if not engine.alive():
         raise AssertionError(f"{engine.name} exited with {engine.proc.returncode}:\n{engine.log_tail()}")
-    rows = [r for r in ok(mcp.call("page_list"))["pages"] if marker in r["url"] and r["parent"] is None]
+    rows = [r for r in mcp.pages() if marker in r["url"] and r["parent"] is None]
     return rows[0] if rows and rows[0]["state"] == "live" else None
 
 
@@ -238,7 +238,7 @@ def test_a_navigation_that_goes_nowhere_leaves_the_page_connected(tab):
 
 def test_an_iframe_shows_as_a_frame_of_the_tab_and_answers(tab):
     tab.load("/framed.html")
-    frames = wait_until(lambda: [r for r in ok(tab.mcp.call("page_list"))["pages"]
+    frames = wait_until(lambda: [r for r in tab.mcp.pages()
                                  if r["parent"] == tab.page_id and r["title"] == "model app"], 15, 0.1,
                         what="the iframe listed as a frame")
     frame = frames[0]

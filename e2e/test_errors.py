@@ -55,7 +55,7 @@ def timed_call(client: McpSession, args: dict, timeout: float = 60) -> tuple[str
 
 
 def state_of(client: McpSession, page_id: str) -> str | None:
-    return next((r["state"] for r in ok(client.call("page_list"))["pages"] if r["pageId"] == page_id), None)
+    return next((r["state"] for r in client.pages() if r["pageId"] == page_id), None)
 
 
 # ---- addressing -----------------------------------------------------------------------------

@@ -24,7 +24,7 @@ def _open_frames_page(context, dev):
 
 
 def _rows(mcp, inst: str) -> dict[str, dict]:
-    return {r["pageId"]: r for r in ok(mcp.call("page_list"))["pages"] if r["pageId"].startswith(inst + "/")}
+    return {r["pageId"]: r for r in mcp.pages() if r["pageId"].startswith(inst + "/")}
 
 
 def _by_path(rows: dict[str, dict], suffix: str) -> dict:

@@ -59,7 +59,7 @@ def text_by_id(mcp, page, el_id: str) -> str:
 
 @on_vite7_and_8
 def test_the_app_connects_and_its_snapshot_shows_counter_input_select_and_list(fw, mcp):
-    rows = ok(mcp.call("page_list"))["pages"]
+    rows = mcp.pages()
     assert any(r["pageId"] == fw.page_id for r in rows)
     text = text_of(mcp.call("page_snapshot", {"pageId": fw.page_id}))
     assert f'heading "{TITLE[fw.fw]}"' in text
@@ -136,7 +136,7 @@ def test_hmr_updates_the_page_in_place_under_the_same_page_id(fw, vite, mcp):
         assert js(mcp, fw, "window.__dbg.pageId") == fw.page_id
         assert fw.evaluate("window.__dbg.status().state") == "connected"
         assert text_by_id(mcp, fw, "counter") == "count is 1"
-        assert any(r["pageId"] == fw.page_id for r in ok(mcp.call("page_list"))["pages"])
+        assert any(r["pageId"] == fw.page_id for r in mcp.pages())
     finally:
         restore(vite, fw, rel, original)
 

@@ -18,10 +18,10 @@ def test_srcdoc_and_script_built_frames_answer_page_exec(context, dev, mcp):
     page.wait_for_function("window.__dbg.status().frames.length === 2 && window.__dbg.status().frames.every(f => f.ready)",
                            timeout=10000)
     inst = page.evaluate("window.__dbg.pageId").split("/")[0]
-    wait_until(lambda: {f"{inst}/f0", f"{inst}/f1"} <= {r["pageId"] for r in ok(mcp.call("page_list"))["pages"]},
+    wait_until(lambda: {f"{inst}/f0", f"{inst}/f1"} <= {r["pageId"] for r in mcp.pages()},
                what="both frames listed")
     got = {ok(mcp.call("page_exec", {"pageId": f"{inst}/{f}", "code": "document.getElementById('who').textContent"}))["result"]
            for f in ("f0", "f1")}
     assert got == {"from srcdoc", "built by script"}
-    rows = [r for r in ok(mcp.call("page_list"))["pages"] if r["pageId"] in (f"{inst}/f0", f"{inst}/f1")]
+    rows = [r for r in mcp.pages() if r["pageId"] in (f"{inst}/f0", f"{inst}/f1")]
     assert all(not r["crossOrigin"] for r in rows)

@@ -19,7 +19,7 @@ def _open(context, url: str):
 
 
 def _row(mcp: McpSession, page_id: str) -> dict | None:
-    return next((r for r in ok(mcp.call("page_list"))["pages"] if r["pageId"] == page_id), None)
+    return next((r for r in mcp.pages() if r["pageId"] == page_id), None)
 
 
 def _exec(mcp: McpSession, page_id: str, code: str, **extra):
@@ -37,7 +37,7 @@ def test_reload_keeps_the_page_id_and_the_new_document_answers(context, dev, mcp
     got = ok(_exec(mcp, pid, "[typeof window.__before, document.getElementById('who').textContent]"))
     assert got["pageId"] == pid and got["result"] == ["undefined", "single"]
     inst = pid.split("/")[0]
-    rows = [r for r in ok(mcp.call("page_list"))["pages"] if r["pageId"].startswith(inst + "/")]
+    rows = [r for r in mcp.pages() if r["pageId"].startswith(inst + "/")]
     assert [(r["pageId"], r["state"]) for r in rows] == [(pid, "live")]
 
 
@@ -163,7 +163,7 @@ def test_pages_come_back_under_the_same_page_ids_after_the_bridge_restarts(own_b
 
     mcp = McpSession(own_bridge.mcp_url, own_bridge.token)  # MCP sessions do not survive a restart
     try:
-        rows = {r["pageId"]: r for r in ok(mcp.call("page_list"))["pages"]}
+        rows = {r["pageId"]: r for r in mcp.pages()}
         assert rows[ws_pid]["state"] == "live" and rows[ws_pid]["channel"] == "ws"
         assert rows[sse_pid]["state"] == "live" and rows[sse_pid]["channel"] == "sse"
         got = mcp.call_many([("page_exec", {"pageId": p, "code": "window.__tab"}) for p in (ws_pid, sse_pid)])

@@ -25,7 +25,7 @@ def test_fifty_tabs_connect_and_each_answers_its_own_concurrent_call(context, de
                    [url, TABS - 1])
 
     def all_live():
-        rows = [r for r in ok(mcp.call("page_list"))["pages"] if batch in r["url"]]
+        rows = [r for r in mcp.pages() if batch in r["url"]]
         live = [r for r in rows if r["state"] == "live" and r["channel"] == channel]
         return len(live) == TABS and live
     rows = wait_until(all_live, timeout=30, interval=0.1, what=f"{TABS} tabs live over {channel}")

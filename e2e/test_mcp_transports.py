@@ -39,8 +39,7 @@ def session(url: str, token: str | None, mode: str) -> McpSession:
 
 def exercise(client: McpSession, page: FakePage) -> None:
     """page_list shows the page and page_exec runs code and a named command in it."""
-    listed = ok(client.call("page_list"))
-    assert page.page_id in {r["pageId"] for r in listed["pages"]}
+    assert page.page_id in {r["pageId"] for r in client.pages()}
     out = ok(client.call("page_exec", {"code": "1+1", "pageId": page.page_id}))
     assert (out["pageId"], out["result"]) == (page.page_id, 2)
     assert isinstance(out["ms"], (int, float)) and out["ms"] >= 0

@@ -66,7 +66,7 @@ def test_snapshot_with_frames_gives_frame_refs_that_page_act_follows(context, de
     page.wait_for_function("window.__dbg.status().frames.length === 1 && window.__dbg.status().frames[0].ready",
                            timeout=10000)
     inst = page.page_id.split("/")[0]
-    wait_until(lambda: any(r["pageId"] == f"{inst}/f0" for r in ok(mcp.call("page_list"))["pages"]), what="frame")
+    wait_until(lambda: any(r["pageId"] == f"{inst}/f0" for r in mcp.pages()), what="frame")
     text = text_of(mcp.call("page_snapshot", {"pageId": page.page_id, "includeFrames": True}))
     assert "[frame=f0]" in text and 'heading "Outer"' in text
     line = next(line for line in text.splitlines() if 'button "Delete all"' in line)

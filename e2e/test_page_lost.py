@@ -26,7 +26,7 @@ def test_navigating_to_a_page_without_the_client_is_page_lost_naming_the_destina
     again = mcp.call("page_exec", {"pageId": pid, "code": "1"})
     assert text_of(again).startswith("[page_lost]") and time.monotonic() - started < 2
     assert "go back to " + dev.url("/single.html") in text_of(again)
-    row = next(r for r in ok(mcp.call("page_list"))["pages"] if r["pageId"] == pid)
+    row = next(r for r in mcp.pages() if r["pageId"] == pid)
     assert row["state"].startswith("lost (navigated to " + dev.url("/plain.html"))
     page.go_back()
     page.wait_for_function(CONNECTED, timeout=10000)

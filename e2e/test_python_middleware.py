@@ -130,6 +130,6 @@ def test_the_page_connects_to_the_bridge_with_its_attach_kind(served, context, m
     page.goto(on.base + "/")
     page.wait_for_function(CONNECTED, timeout=10000)
     pid = page.evaluate("window.__dbg.pageId")
-    row = next(r for r in ok(mcp.call("page_list"))["pages"] if r["pageId"] == pid)
+    row = next(r for r in mcp.pages() if r["pageId"] == pid)
     assert row["attach"] == name and row["title"] == f"{name} app"
     assert ok(mcp.call("page_exec", {"pageId": pid, "code": "document.querySelector('h1').textContent"}))["result"] == name

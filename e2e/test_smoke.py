@@ -9,7 +9,7 @@ def test_demo_page_and_its_frames_answer_page_exec(bridge, context, mcp):
     page.wait_for_function("window.__dbg && window.__dbg.status().state === 'connected' && window.__dbg.status().frames.every(f => f.ready)", timeout=10000)
     host = page.evaluate("window.__dbg.pageId")
     inst = host.split("/")[0]
-    rows = wait_until(lambda: [r for r in ok(mcp.call("page_list"))["pages"] if r["pageId"].startswith(inst + "/")
+    rows = wait_until(lambda: [r for r in mcp.pages() if r["pageId"].startswith(inst + "/")
                                and len(r) and r["pageId"] != host], what="frames listed")
     assert {r["pageId"] for r in rows} == {f"{inst}/f0", f"{inst}/f1"}
     for pid, want in ((host, "/demo"), (f"{inst}/f0", "/demo/frame"), (f"{inst}/f1", "/demo/nested")):

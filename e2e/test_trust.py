@@ -99,7 +99,7 @@ def test_a_page_on_another_origin_cannot_register_as_the_victim_app(world, attac
                   {"url": target}, {"url": attacker.url, "origin": world["victim_dev"].url("").rstrip("/")}):
         out = attacker.evaluate(POST, [bridge.base + "/bridge/register", {"v": 1, **claim}])
         assert out["status"] == 403 and json.loads(out["body"])["error"]["code"] == "origin_mismatch"
-    rows = {r["pageId"]: r for r in ok(world["mcp"].call("page_list"))["pages"]}
+    rows = {r["pageId"]: r for r in world["mcp"].pages()}
     shown = rows[victim.page_id]
     assert shown["origin"] == world["victim_dev"].url("").rstrip("/") and shown["verified"] is True
     assert shown["state"] == "live" and shown["title"] == "model app"
@@ -242,7 +242,7 @@ def test_every_malformed_page_message_answers_4xx_and_leaves_the_other_pages_and
     def rows() -> list[dict]:
         """page_list without what moves by itself (last seen, the seconds until an id expires)."""
         return [{**{k: v for k, v in r.items() if k != "lastSeen"}, "state": r["state"].split(" ")[0]}
-                for r in ok(mcp.call("page_list"))["pages"]]
+                for r in mcp.pages()]
 
     with httpx.Client(base_url=bridge.base, timeout=10) as http:
         reply = http.post("/bridge/register", content=json.dumps({"v": 1, "url": origin + "/fuzz"}), headers=headers)
@@ -304,7 +304,7 @@ def test_after_a_bridge_restart_the_attacker_cannot_take_the_victims_reserved_id
     try:
         got = ok(mcp.call("page_exec", {"pageId": victim.page_id, "code": "document.title"}))
         assert got["result"] == "model app"
-        row = next(r for r in ok(mcp.call("page_list"))["pages"] if r["pageId"] == victim.page_id)
+        row = next(r for r in mcp.pages() if r["pageId"] == victim.page_id)
         assert row["verified"] is True and row["origin"] == world["victim_dev"].url("").rstrip("/")
     finally:
         mcp.close()

@@ -90,7 +90,7 @@ def test_a_page_from_webpack_serve_gets_the_client_first_in_head_and_answers_pag
     page.goto(served.url())
     page.wait_for_function(CONNECTED + " && window.appReady === true", timeout=15000)
     page_id = page.evaluate("window.__dbg.pageId")
-    row = next(r for r in ok(mcp.call("page_list"))["pages"] if r["pageId"] == page_id)
+    row = next(r for r in mcp.pages() if r["pageId"] == page_id)
     assert row["attach"] == "webpack" and row["url"] == served.url()
     out = ok(mcp.call("page_exec", {"pageId": page_id, "code": "document.getElementById('count').click(); "
                                     "return [document.head.firstElementChild.src, document.getElementById('count').textContent]"}))

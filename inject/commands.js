@@ -141,7 +141,8 @@ const COMMANDS = {
     const done = [];
     for (const a of actions) {
       if (ctx.signal && ctx.signal.aborted) throw new DbgError('cancelled', 'The call was cancelled after ' + done.length + ' of ' + actions.length + ' actions.');
-      done.push({ action: a.action, ref: await act(a) });
+      const ref = await act(a);
+      done.push(a.trusted ? { action: a.action, ref, trusted: true } : { action: a.action, ref }); // real input, per action
       await settleBounded();
     }
     const after = snapshot(body, opt).text;

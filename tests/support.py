@@ -233,6 +233,18 @@ class McpSession:
         assert self.client is not None
         return self.run(self.client.call_tool(name, args or {}), timeout)
 
+    def pages(self) -> list[dict[str, Any]]:
+        """Every row of page_list, following its nextCursor (a session's bridge can hold more than one page of tabs)."""
+        rows: list[dict[str, Any]] = []
+        args: dict[str, Any] = {"limit": 1000}
+        while True:
+            out = self.call("page_list", args)
+            assert not out.is_error, out.content
+            rows += out.structured_content["pages"]
+            if "nextCursor" not in out.structured_content:
+                return rows
+            args["cursor"] = out.structured_content["nextCursor"]
+
     def call_many(self, calls: list[tuple[str, dict[str, Any]]], timeout: float = 120) -> list[Any]:
         """Run several tool calls concurrently on this session."""
         assert self.client is not None
