@@ -94,7 +94,8 @@ class FakePage:
     async def _run_ws(self) -> None:
         url = self.base.replace("http", "ws", 1) + f"/bridge/ws?i={self.instance_id}&t={self.secret}"
         headers = {"Origin": self.origin} if self.origin else None
-        async with websockets.connect(url, additional_headers=headers, max_size=None) as ws:
+        # no pings: a browser's WebSocket sends none (websockets would, every 20 s, and 10,000 pages ping a lot)
+        async with websockets.connect(url, additional_headers=headers, max_size=None, ping_interval=None) as ws:
             self._ws = ws
             self.connected.set()
             try:
