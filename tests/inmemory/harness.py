@@ -44,11 +44,18 @@ class FakeConnection:
         self.inst: Instance | None = None
         self.frames: list[dict[str, Any]] = []
         self.closed = False
+        self.arrived = asyncio.Event()  # set on each exec frame
+
+    async def next_exec(self, timeout: float = 5) -> dict[str, Any]:
+        """Wait (bounded) until an exec frame has arrived; the latest one."""
+        await asyncio.wait_for(self.arrived.wait(), timeout)
+        return self.execs()[-1]
 
     async def send(self, text: str) -> None:
         frame = json.loads(text)
         self.frames.append(frame)
         if frame.get("type") == "exec":
+            self.arrived.set()
             self.dispatcher.spawn(self._answer(frame))
 
     async def _answer(self, frame: dict[str, Any]) -> None:

@@ -103,15 +103,13 @@ def test_a_page_that_never_answers_fails_as_page_timeout_and_leaves_no_pending_e
 
 def test_a_call_in_flight_fails_at_once_when_its_page_unloads(tmp_path: Path):
     async def slow(frame):
-        await asyncio.sleep(30)
-        return None
+        await asyncio.Event().wait()  # the page is busy: it never answers
 
     async def go():
         async with bridge(tmp_path) as b:
             conn = b.connect_page(slow)
             call = asyncio.create_task(b.call("page_exec", {"code": "1", "timeout": 20}))
-            while not conn.execs():
-                await asyncio.sleep(0.005)
+            await conn.next_exec()
             b.d.page_unloading(conn.inst)
             out = await asyncio.wait_for(call, 2)
             assert out.is_error and "page_unloaded" in out.content[0].text
