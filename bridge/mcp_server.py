@@ -18,7 +18,7 @@ from mcp.types import (CallToolResult, EmptyResult, SetLevelRequestParams, Subsc
 from pydantic import ValidationError
 from starlette.types import ASGIApp
 
-from bridge import __version__
+from bridge import __version__, artifacts
 from bridge.dispatch import Dispatcher
 from bridge.errors import BridgeError
 from bridge.inbox import PAGE_NOTE, Item
@@ -81,6 +81,7 @@ def build_server(dispatcher: Dispatcher, table: list[Tool] | None = None) -> MCP
     server = BridgeServer(dispatcher, tools, name="dbg-bridge", version=__version__, instructions=INSTRUCTIONS,
                           subscriptions=bus)
     announce_inbox(server, dispatcher, bus)
+    serve_artifacts(server, dispatcher)
     legacy_requests(server, dispatcher)
     # MCPServer sets root logging to INFO on creation; the bridge's own levels are set after it.
     logging.getLogger("mcp").setLevel(logging.WARNING)
@@ -109,6 +110,16 @@ def legacy_requests(server: MCPServer, dispatcher: Dispatcher) -> None:
     low.add_request_handler("logging/setLevel", SetLevelRequestParams, set_level)
     low.add_request_handler("resources/subscribe", SubscribeRequestParams, subscribe)
     low.add_request_handler("resources/unsubscribe", UnsubscribeRequestParams, unsubscribe)
+
+
+def serve_artifacts(server: MCPServer, dispatcher: Dispatcher) -> None:
+    """dbg://artifacts/<name>: what tool answers link to (a whole snapshot tree), readable by a remote client."""
+    config_dir = dispatcher.settings.config_dir
+
+    @server.resource(artifacts.URI_PREFIX + "{name}", name="artifact", mime_type="text/plain",
+                     description="A file a tool answer linked (resource_link), e.g. a whole snapshot tree.")
+    async def artifact(name: str) -> str:
+        return artifacts.read(config_dir, name)
 
 
 def announce_inbox(server: MCPServer, dispatcher: Dispatcher, bus: InMemorySubscriptionBus) -> None:

@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 from mcp.types import CallToolResult, ImageContent, TextContent
 from pydantic import Field
 
-from bridge import errors
+from bridge import artifacts, errors
 from bridge.dispatch import Dispatcher
 from bridge.protocol import COMMANDS
 from bridge.tools.base import Tool, acting, read_only
@@ -121,13 +121,18 @@ async def page_snapshot(
     if not toFile:
         return snapshot_result(page.page_id, snap)
     tree = await whole_tree(page, snap, timeout)
-    path = write_artifact(page.settings.config_dir,
-                          f"snapshot-{page.page_id.replace('/', '-')}-{snap['snapshotId']}.txt", tree)
+    path = artifacts.write(page.settings.config_dir,
+                           f"snapshot-{page.page_id.replace('/', '-')}-{snap['snapshotId']}.txt", tree)
     shown = head_of(tree, maxChars)
+    link = artifacts.link(path, f"The whole snapshot tree of {page.page_id}")
     snap = {k: v for k, v in snap.items() if k not in ("from", "next")}
-    snap.update({"file": str(path), "chars": len(tree), "tree": shown, "truncated": len(shown) < len(tree)})
-    return snapshot_result(page.page_id, snap, f" · whole tree ({len(tree)} chars, {snap['elements']} elements) in "
-                                               f"{path}; first {len(shown)} chars below")
+    snap.update({"file": str(path), "resource": link.uri, "chars": len(tree), "tree": shown,
+                 "truncated": len(shown) < len(tree)})
+    result = snapshot_result(page.page_id, snap, f" · whole tree ({len(tree)} chars, {snap['elements']} elements) "
+                                                 f"in {path} and at {link.uri} (resources/read); first {len(shown)} "
+                                                 "chars below")
+    result.content.append(link)
+    return result
 
 
 async def whole_tree(page: Page, first: dict[str, Any], timeout: float) -> str:
@@ -154,16 +159,6 @@ def snapshot_result(page_id: str, snap: dict[str, Any], extra: str = "") -> Call
     head = f"pageId {page_id} · {snap['url']} · {snap['title']!r} · {count}{extra}"
     return CallToolResult(content=[TextContent(type="text", text=head + "\n" + snap["tree"])],
                           structured_content={"pageId": page_id, **snap})
-
-
-def write_artifact(config_dir: Path, name: str, text: str) -> Path:
-    """Big answers go to <config dir>/artifacts/<name> (readable by the user only); returns the path."""
-    folder = config_dir / "artifacts"
-    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-    path = folder / re.sub(r"[^A-Za-z0-9._@-]", "_", name)
-    path.write_text(text)
-    path.chmod(0o600)
-    return path
 
 
 async def page_find(

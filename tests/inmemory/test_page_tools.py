@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
+
 from tests.inmemory.harness import bridge, run
 
 
@@ -208,4 +210,28 @@ def test_a_named_command_without_a_params_model_keeps_every_param(tmp_path: Path
             conn = b.connect_page()
             await b.ok("page_exec", {"command": "frames", "params": {"deep": True}})
             assert conn.execs("frames")[0]["params"] == {"deep": True}
+    run(go())
+
+
+def test_a_whole_snapshot_tree_comes_as_a_resource_link_any_client_can_read(tmp_path: Path):
+    tree = "".join(f'- button "B{i}" [ref=e{i}]\n' for i in range(400))
+
+    async def snap(frame):
+        return {"ok": True, "result": {"tree": tree, "snapshotId": "ab", "url": "http://x/", "title": "App",
+                                       "elements": 400, "truncated": False}}
+
+    async def go():
+        async with bridge(tmp_path) as b:
+            b.connect_page(snap)
+            out = await b.call("page_snapshot", {"toFile": True, "maxChars": 500})
+            assert not out.is_error
+            (link,) = [c for c in out.content if c.type == "resource_link"]
+            assert link.uri == out.structured_content["resource"] and link.uri.startswith("dbg://artifacts/")
+            read = await b.client.read_resource(link.uri)
+            assert read.contents[0].text == tree
+            from mcp.shared.exceptions import MCPError
+
+            for uri in ("dbg://artifacts/..%2Fsecret", "dbg://artifacts/nothing.txt"):
+                with pytest.raises(MCPError):
+                    await b.client.read_resource(uri)
     run(go())
