@@ -143,8 +143,11 @@ class Cluster:
         port = port_of(origin) if origin else req.port
         probe = Instance(id="", secret="", url=req.url, title=req.title, origin=origin or req.origin,
                          verified_origin=origin, attach=req.attach, frames={f.frameId: f for f in req.frames})
+        # This replica holds the page and sees it gone (a navigation's new document, 30 ms after the old one's
+        # channel closed): its own view is fresher than the state it has yet to write to Redis, as on one machine.
+        reclaim = req.reclaim or (keep and local is not None and not local.live)
         args = [keys.PREFIX, asked, keys.secret_hash(req.secret) if req.secret else "", keys.secret_hash(secret),
-                "1" if req.reclaim else "0", str(port or ""), self.rid, self.ttl_ms, int(time.time() * 1000),
+                "1" if reclaim else "0", str(port or ""), self.rid, self.ttl_ms, int(time.time() * 1000),
                 self._info(probe), origin, "1" if asked and self.registry._may_take(asked, origin) else "0",
                 keys.secret_hash(fresh)]
         try:

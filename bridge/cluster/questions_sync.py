@@ -81,10 +81,18 @@ class QuestionSync:
         self.remote[q.id] = (q, str(rec.get("owner")))
 
     def forward(self, qid: str, answer: Any, via: str, instance_id: str | None) -> bool:
-        """Send an answer for another replica's question to it. False if no such question is open."""
+        """Send an answer for another replica's question to it. False if no such question is open.
+
+        The question's announcement (broadcast) and the ask frame that showed it (the page owner's direct channel)
+        travel apart, so a human can answer before this replica has heard of the question: then the answer goes to
+        every replica, and only the one that asked it, for this page's instance, settles it."""
         entry = self.remote.get(qid)
         if entry is None:
-            return False
+            if not qid or len(qid) > 64 or instance_id is None:
+                return False
+            self.d.spawn(self._send(None, {"t": "q_answer", "id": qid, "answer": answer, "via": via,
+                                           "instance": instance_id}))
+            return True
         q, owner = entry
         if instance_id is not None and q.instance_id != instance_id:
             return False
@@ -92,7 +100,7 @@ class QuestionSync:
                                         "instance": instance_id}))
         return True
 
-    async def _send(self, owner: str, msg: dict[str, Any]) -> None:
+    async def _send(self, owner: str | None, msg: dict[str, Any]) -> None:
         try:
             await self.bus.publish(owner, msg)
         except Exception as exc:
@@ -121,6 +129,8 @@ class QuestionSync:
         from bridge.human.events import page_event
         from bridge.protocol import EventMsg
 
+        if q.instance_id != str(msg.get("instance")):
+            return  # not this page's question (a broadcast answer reaches every replica; never sent on again)
         inst = self.d.lookup(str(msg.get("instance")))
         if inst is not None:
             page_event(self.d, inst, EventMsg(type="event", kind="answer", questionId=q.id,
