@@ -57,6 +57,8 @@ class Steps:
         self.press: dict[int, dict[str, Any]] = {}
         self.last_click: tuple[float, int, int] | None = None
         self.focus_hint: dict[str, Any] | None = None  # the text field the last click hit
+        #: That field after a hotkey (which may or may not move focus): used only when the look at focus finds nothing
+        self.focus_fallback: dict[str, Any] | None = None
         self.focus_moved = 0.0  # when a key that may move focus (Tab, a hotkey…) was last pressed
         self.active: dict[str, Any] | None = None
         self.known: set[tuple[int, Any]] = set()  # (id, pid): X reuses a closed window's id at once
@@ -141,7 +143,7 @@ class Steps:
         if abs(ev["x"] - press["x"]) + abs(ev["y"] - press["y"]) > DRAG_PX:
             self._emit(press, "desktop_drag", {"start": {"x": press["x"], "y": press["y"]},
                                                "end": {"x": ev["x"], "y": ev["y"]}}, method="coordinates")
-            self.focus_hint = None
+            self.focus_hint = self.focus_fallback = None
             return
         self._click(press)
 
@@ -177,6 +179,7 @@ class Steps:
         node = probe.get("node")
         text_field = node is not None and node.get("role") in TEXT_ROLES
         self.focus_hint = {**node, "selector": probe["selector"]} if text_field else None
+        self.focus_fallback = None
 
     def _scroll(self, ev: dict[str, Any]) -> None:
         self.flush_run()
@@ -206,6 +209,7 @@ class Steps:
             win = self.active
             keys = "+".join([*chord, *(["shift"] if "shift" in self.held else []), name])
             self._emit(ev, "desktop_hotkey", {"keys": keys, **({"window": win["title"]} if win else {})})
+            self.focus_fallback = self.focus_hint or self.focus_fallback
             self.focus_hint, self.focus_moved = None, ev["t"]
             return
         letter = ev["chars"][0] is not None and ev["chars"][0].isalpha()
@@ -231,7 +235,7 @@ class Steps:
         else:
             self._emit(ev, "desktop_press_key", {"key": key, **({"window": win["title"]} if win else {})})
         if name in FOCUS_KEYS:
-            self.focus_hint, self.focus_moved = None, ev["t"]
+            self.focus_hint, self.focus_fallback, self.focus_moved = None, None, ev["t"]
 
     def _start_run(self, ev: dict[str, Any]) -> Run:
         """Where the typing goes, and whether it is a password: the text field the click before it hit, else the
@@ -246,8 +250,14 @@ class Steps:
             return Run(ev["t"], win["title"] if win else None, sel, is_password(hint))
         node = ctx["focused"] if ctx["focused"] and win and ctx["focused"].get("window") == win["id"] else None
         unsure = ev["t"] - self.focus_moved < FOCUS_SETTLE_S or self._focus_may_have_moved(ev, ctx["at"])
+        selector = ctx["selector"] if node else None
+        back = self.focus_fallback
+        if selector is None and back is not None and win and back.get("window") == win["id"]:
+            # The look found no focused field (AT-SPI can lag a hotkey such as ctrl+a in GTK 3): the field clicked
+            # before the hotkey, which a hotkey rarely leaves. Still redacted when a password may be involved.
+            node, selector = back, back.get("selector")
         password = is_password(node) or (unsure and ctx["hasPassword"])
-        return Run(ev["t"], win["title"] if win else None, ctx["selector"] if node else None, password)
+        return Run(ev["t"], win["title"] if win else None, selector, password)
 
     def _focus_may_have_moved(self, ev: dict[str, Any], looked: float) -> bool:
         """Whether input that may move focus arrived after this event but before the look at the desktop."""
