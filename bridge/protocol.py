@@ -11,36 +11,11 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from bridge import page_commands as m
+
 PROTOCOL_VERSION = 1
 
 ConsentClass = Literal["eval", "navigate", "submit"]
-
-
-class _Params(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class EvalParams(_Params):
-    """eval: the code the human is shown in the consent prompt is the code that runs, so it must be a string."""
-
-    code: Annotated[str, Field(strict=True, max_length=1_000_000)]
-    args: Any = None
-
-
-class NavigateParams(_Params):
-    """navigate: what the consent rule looks at (another origin?) is what the page does."""
-
-    action: Literal["goto", "back", "forward", "reload"] = "goto"
-    url: Annotated[str, Field(strict=True, max_length=8192)] | None = None
-
-
-class ActParams(BaseModel):
-    """act: the many action fields pass through; a dry run must be a real boolean (it decides whether consent is
-    asked, and the page reads it with JavaScript truthiness)."""
-
-    model_config = ConfigDict(extra="allow", frozen=True)
-    dryRun: Annotated[bool, Field(strict=True)] = False
-    actions: list[dict[str, Any]] | None = None
 
 
 @dataclass(frozen=True)
@@ -53,28 +28,32 @@ class Command:
     consent: ConsentClass | None
     read_only: bool
     tool: str | None
-    #: The params model, checked before the policy runs (None: any object, the client checks).
-    params: type[BaseModel] | None = None
+    #: The params model, checked on every path an agent reaches the command by, before the policy runs.
+    params: type[BaseModel]
+    #: What the client answers (bridge/page_commands.py; mirrored in inject/command_types.js).
+    result: type[BaseModel]
 
 
 #: Every command a client answers, with its policy. The client's COMMANDS table (inject/commands.js) names the same.
 COMMAND_TABLE: dict[str, Command] = {c.name: c for c in (
-    Command("eval", "eval", False, "page_exec", EvalParams),
-    Command("ping", None, True, None),
-    Command("frames", None, True, None),
-    Command("location", None, True, None),
-    Command("snapshot", None, True, "page_snapshot"),
-    Command("find", None, True, "page_find"),
-    Command("act", "submit", False, "page_act", ActParams),  # only when the actions would submit a form (a dry run tells)
-    Command("console", None, True, "page_console"),
-    Command("wait", None, True, "page_wait"),
-    Command("navigate", "navigate", False, "page_navigate", NavigateParams),  # only when going to another origin
-    Command("network", None, True, "page_network"),
-    Command("source", None, True, "page_source"),
-    Command("highlight", None, False, "page_highlight"),
-    Command("ask", None, False, "user_ask"),
-    Command("notify", None, False, "user_notify"),
-    Command("screenshot", None, True, "page_screenshot"),
+    Command("eval", "eval", False, "page_exec", m.EvalParams, m.EvalResult),
+    Command("ping", None, True, None, m.NoParams, m.PingResult),
+    Command("frames", None, True, None, m.NoParams, m.FramesResult),
+    Command("location", None, True, None, m.NoParams, m.LocationResult),
+    Command("snapshot", None, True, "page_snapshot", m.SnapshotParams, m.SnapshotResult),
+    Command("find", None, True, "page_find", m.FindParams, m.FindResult),
+    # consent only when the actions would submit a form (a dry run tells)
+    Command("act", "submit", False, "page_act", m.ActParams, m.ActResult),
+    Command("console", None, True, "page_console", m.ConsoleParams, m.ConsoleResult),
+    Command("wait", None, True, "page_wait", m.WaitParams, m.WaitResult),
+    # consent only when going to another origin
+    Command("navigate", "navigate", False, "page_navigate", m.NavigateParams, m.NavigateResult),
+    Command("network", None, True, "page_network", m.NetworkParams, m.NetworkResult),
+    Command("source", None, True, "page_source", m.ElementParams, m.SourceResult),
+    Command("highlight", None, False, "page_highlight", m.HighlightParams, m.HighlightResult),
+    Command("ask", None, False, "user_ask", m.AskParams, m.AskResult),
+    Command("notify", None, False, "user_notify", m.NotifyParams, m.NotifyResult),
+    Command("screenshot", None, True, "page_screenshot", m.ElementParams, m.ScreenshotResult),
 )}
 COMMANDS = tuple(COMMAND_TABLE)
 CommandName = Literal[COMMANDS]  # type: ignore[valid-type]

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from e2e.test_command_models import check
 from tests.support import CHROMIUM, CHROMIUM_ARGS, CONNECTED, ok, text_of
 
 EXTENSION = Path(__file__).resolve().parents[1] / "plugins" / "extension"
@@ -131,6 +132,9 @@ def test_page_screenshot_is_a_png_of_the_visible_tab_at_device_pixels(site, mcp)
     assert inner[2] == SCALE and summary["scale"] == SCALE
     assert (width, height) == (inner[0] * SCALE, inner[1] * SCALE)
     assert centre == RED  # the page's full-viewport red block, not a blank image
+    raw = ok(mcp.call("page_exec", {"pageId": site.page_id, "command": "screenshot"}))["result"]
+    check("screenshot", raw)  # the command's own answer, as its result model names it
+    assert base64.b64decode(raw["data"]).startswith(b"\x89PNG")
 
 
 def test_an_element_screenshot_is_that_element_times_device_pixel_ratio(site, mcp):

@@ -35,6 +35,10 @@ PARTS: tuple[str, ...] = (
     "boot.js",
 )
 
+#: Type-only files: checked by tsc with the parts (inject/jsconfig.json), never served. command_types.js is
+#: generated from bridge/page_commands.py.
+TYPES: tuple[str, ...] = ("command_types.js",)
+
 PROLOGUE = (
     "(function () {\n'use strict';\n"
     "if (/** @type {any} */ (window).__dbg && /** @type {any} */ (window).__dbg.version) return; // loaded twice\n"

@@ -14,7 +14,8 @@ function sliceTree(id, text, from, maxResult) {
   return { snapshotId: id, tree, chars: text.length, from, next };
 }
 
-/** @type {Record<string, Command>} */
+/** Every command, typed by the params and results generated from bridge/page_commands.py (command_types.js).
+ * @type {{[K in CommandName]: (params: CommandParams[K], ctx: CommandContext) => Promise<CommandResults[K]>}} */
 const COMMANDS = {
   async ping(_params, ctx) {
     return { pong: true, frameId: ctx.frameId, url: location.href, time: Date.now() };
@@ -269,7 +270,7 @@ function aborted(signal) {
 
 /** Run one command here (in this window) and package the outcome. @returns {Promise<{ok: boolean, result?: any, error?: ErrorInfo}>} */
 async function runLocal(/** @type {string} */ name, /** @type {Record<string, any>} */ params, /** @type {CommandContext} */ ctx) {
-  const cmd = Object.prototype.hasOwnProperty.call(COMMANDS, name) ? COMMANDS[name] : null;
+  const cmd = Object.prototype.hasOwnProperty.call(COMMANDS, name) ? /** @type {Command} */ (COMMANDS[/** @type {CommandName} */ (name)]) : null;
   if (!cmd) {
     return { ok: false, error: { code: 'unknown_command', message: "Unknown command '" + name + "'. Known: " + Object.keys(COMMANDS).join(', ') + '.' } };
   }

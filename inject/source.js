@@ -19,7 +19,8 @@ function appFrame(stack) {
   return null;
 }
 
-/** @param {Element} el */
+/** Where el comes from: file:line:col when known, how it was found (`via`), and its components from inside out.
+ * @param {Element} el @returns {{file: string|null, line: number|null, column: number|null, via: string, components: string[], note?: string}} */
 function sourceOf(el) {
   /** @type {{file: string, line: number|null, column: number|null}|null} */
   let loc = null;
@@ -55,7 +56,7 @@ function sourceOf(el) {
   const svelte = anyEl.__svelte_meta;
   // Svelte 5's loc.line is already 1-based (its column 0-based, like Babel's)
   if (!loc && svelte && svelte.loc) { loc = { file: svelte.loc.file, line: svelte.loc.line, column: svelte.loc.column + 1 }; via = 'svelte'; }
-  /** @type {Record<string, any>} */
+  /** @type {{file: string|null, line: number|null, column: number|null, via: string, components: string[], note?: string}} */
   const out = { file: loc ? loc.file : null, line: loc ? loc.line : null, column: loc ? loc.column : null, via, components };
   if (via === 'unknown' || via === 'attribute') {
     const hosts = customElementChain(el);

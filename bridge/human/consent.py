@@ -93,11 +93,8 @@ def require_enabled(d: Dispatcher, command: str) -> None:
 
 def checked_params(command: str, params: dict[str, Any]) -> dict[str, Any]:
     """`params` as the command's params model reads them, or a bad_arguments error saying what is wrong."""
-    model = COMMAND_TABLE[command].params
-    if model is None:
-        return params
     try:
-        return model.model_validate(params).model_dump(exclude_unset=True)
+        return COMMAND_TABLE[command].params.model_validate(params).model_dump(exclude_unset=True, by_alias=True)
     except ValidationError as exc:
         raise errors.BridgeError(f"Bad params for the '{command}' command: {explain(exc)}. See docs/commands.md "
                                  f"and the tool that owns it.", code="bad_arguments") from None
@@ -108,10 +105,9 @@ async def guard(d: Dispatcher, target: Target, command: str, params: dict[str, A
     and its consent class asked for when this call needs it (eval always; navigate to another origin; act when it
     would submit a form)."""
     require_enabled(d, command)
-    if COMMAND_TABLE[command].params is not None:
-        checked = checked_params(command, params)
-        params.clear()
-        params.update(checked)
+    checked = checked_params(command, params)
+    params.clear()
+    params.update(checked)
     kind = COMMAND_TABLE[command].consent
     if kind is None or d.settings.no_consent or kind not in d.settings.consent_for:
         return

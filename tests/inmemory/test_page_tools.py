@@ -204,12 +204,17 @@ def test_disabled_tools_are_not_offered(tmp_path: Path):
     run(go())
 
 
-def test_a_named_command_without_a_params_model_keeps_every_param(tmp_path: Path):
+def test_every_named_command_checks_its_params_before_the_page_sees_them(tmp_path: Path):
     async def go():
         async with bridge(tmp_path) as b:
             conn = b.connect_page()
-            await b.ok("page_exec", {"command": "frames", "params": {"deep": True}})
-            assert conn.execs("frames")[0]["params"] == {"deep": True}
+            bad = await b.error("page_exec", {"command": "frames", "params": {"deep": True}})
+            assert bad.startswith("[bad_arguments]") and "deep" in bad and "docs/commands.md" in bad
+            bad = await b.error("page_exec", {"command": "find", "params": {"limit": 0, "text": "x"}})
+            assert "limit" in bad
+            await b.ok("page_exec", {"command": "console", "params": {"since": 3, "level": "error"}})
+            assert conn.execs("frames") == [] and conn.execs("find") == []
+            assert conn.execs("console")[0]["params"] == {"since": 3, "level": "error"}
     run(go())
 
 

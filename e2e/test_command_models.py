@@ -1,0 +1,87 @@
+"""The real client answers every page command with what bridge/page_commands.py says it does: each result validates
+against its command's result model and carries no field the model does not name (the JSDoc the client is typed
+with is generated from the same models, so this is the runtime half of that mirror)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pydantic import BaseModel, RootModel
+
+from bridge.protocol import COMMAND_TABLE
+from tests.support import ok, wait_until
+
+
+def unnamed(value: Any, where: str = "") -> list[str]:
+    """The fields of a validated result (nested models too) that its model does not name."""
+    if isinstance(value, RootModel):
+        return unnamed(value.root, where)
+    if isinstance(value, list):
+        return [p for i, v in enumerate(value) for p in unnamed(v, f"{where}[{i}]")]
+    if not isinstance(value, BaseModel):
+        return []
+    out = [f"{where}.{k}" for k in (value.model_extra or {})]
+    for name in type(value).model_fields:
+        out += unnamed(getattr(value, name), f"{where}.{name}")
+    return out
+
+
+def check(command: str, result: Any) -> BaseModel:
+    model = COMMAND_TABLE[command].result.model_validate(result)
+    assert unnamed(model) == [], f"{command} answered fields its result model does not name: {unnamed(model)}"
+    return model
+
+
+def run(mcp: Any, page_id: str, command: str, params: dict[str, Any] | None = None) -> Any:
+    return ok(mcp.call("page_exec", {"pageId": page_id, "command": command, "params": params or {}}))["result"]
+
+
+def test_every_command_answers_what_its_result_model_names(app, mcp):
+    pid = app.page_id
+    app.evaluate("console.warn('careful', 1); fetch('/app.html')")
+    seen: dict[str, BaseModel] = {}
+    seen["ping"] = check("ping", run(mcp, pid, "ping"))
+    seen["location"] = check("location", run(mcp, pid, "location"))
+    seen["frames"] = check("frames", run(mcp, pid, "frames"))
+    seen["eval"] = check("eval", run(mcp, pid, "eval", {"code": "({a: [1, 2], b: document.title})"}))
+    snap = run(mcp, pid, "snapshot", {"interactiveOnly": True})
+    seen["snapshot"] = check("snapshot", snap)
+    whole = check("snapshot", run(mcp, pid, "snapshot", {"full": True}))
+    check("snapshot", run(mcp, pid, "snapshot", {"part": whole.snapshotId, "from": 0}))
+    found = run(mcp, pid, "find", {"role": "button"})
+    seen["find"] = check("find", found)
+    ref = found["matches"][0]["ref"]
+    check("act", run(mcp, pid, "act", {"action": "click", "selector": "#open", "dryRun": True}))
+    seen["act"] = check("act", run(mcp, pid, "act", {"action": "fill", "selector": "#who", "value": "Ada"}))
+    seen["console"] = check("console", run(mcp, pid, "console", {"stack": True}))
+    seen["wait"] = check("wait", run(mcp, pid, "wait", {"selector": "#who", "timeout": 5}))
+    wait_until(lambda: run(mcp, pid, "network", {})["requests"], what="the fetch to be listed")
+    net = check("network", run(mcp, pid, "network", {"resources": True}))
+    seen["network"] = check("network", run(mcp, pid, "network", {"id": net.requests[0].id}))
+    seen["source"] = check("source", run(mcp, pid, "source", {"selector": "#who"}))
+    seen["highlight"] = check("highlight", run(mcp, pid, "highlight", {"refs": [ref], "label": "x"}))
+    check("highlight", run(mcp, pid, "highlight", {"clear": True}))
+    seen["ask"] = check("ask", run(mcp, pid, "ask", {"questionId": "q-models", "kind": "confirm", "text": "ok?"}))
+    check("ask", run(mcp, pid, "ask", {"dismiss": "q-models"}))
+    seen["notify"] = check("notify", run(mcp, pid, "notify", {"message": "hello", "durationMs": 1000}))
+    seen["navigate"] = check("navigate", run(mcp, pid, "navigate", {"action": "reload"}))
+    # screenshot needs the extension: e2e/test_extension.py checks its result against the same model
+    assert set(seen) == set(COMMAND_TABLE) - {"screenshot"}
+    assert seen["console"].entries and seen["find"].total >= 1 and seen["act"].done
+
+
+@pytest.mark.parametrize("command, params, field", [
+    ("snapshot", {"depth": 99}, "depth"),
+    ("find", {"text": "x", "limit": 0}, "limit"),
+    ("act", {"action": "explode", "selector": "#who"}, "action"),
+    ("act", {"actions": [{"action": "click", "selektor": "#who"}]}, "selektor"),
+    ("wait", {"selector": "#who", "timeout": 500}, "timeout"),
+    ("highlight", {"refs": "e1"}, "refs"),
+    ("notify", {"message": "x", "level": "loud"}, "level"),
+])
+def test_params_that_do_not_fit_their_model_never_reach_the_page(app, mcp, command, params, field):
+    out = mcp.call("page_exec", {"pageId": app.page_id, "command": command, "params": params})
+    text = out.content[0].text
+    assert out.is_error and text.startswith("[bad_arguments]") and field in text, text
+    assert app.evaluate("document.getElementById('who').value") == ""  # nothing ran
