@@ -104,8 +104,8 @@ def test_sse_page_results_posted_to_another_replica(replicas, pages: PageLoop) -
     page = pages.connect(r.a.base, channel="sse")
     live_everywhere(r, page.page_id)
     page.base = r.c.base  # from now on its POSTs go to C
-    out = ok(r.mcp_b.call("page_exec", {"command": "ping", "params": {"n": 7}, "pageId": page.page_id}))
-    assert out["result"] == {"n": 7}
+    out = ok(r.mcp_b.call("page_exec", {"command": "console", "params": {"since": 7}, "pageId": page.page_id}))
+    assert out["result"] == {"since": 7}
     # a forged POST to C (wrong secret) is refused, not forwarded
     forged = pages.run(page.http.post(r.c.base + "/bridge/result", content=json.dumps(
         {"instanceId": page.instance_id, "secret": "x" * 43, "type": "result", "requestId": "r1", "ok": True}),
