@@ -157,9 +157,11 @@ class ByeMsg(_Msg):
 
 class EventMsg(_Msg):
     """Something the human did in the page: answered a question, sent a message, picked an element, asked to
-    open a file."""
+    open a file. The page retries it until acknowledged, like a result; `eventId` (unique per page) lets the
+    bridge take each event once and acknowledge the copies."""
 
     type: Literal["event"]
+    eventId: Annotated[str, Field(min_length=1, max_length=64)] | None = None
     kind: Literal["answer", "message", "element_selected", "open_file"]
     questionId: Annotated[str, Field(max_length=64)] | None = None
     text: Annotated[str, Field(max_length=8000)] = ""
@@ -199,12 +201,14 @@ class PingFrame(_Msg):
 
 
 class AckFrame(_Msg):
-    """The bridge has these results (on the WebSocket; over HTTP the answer to the POST is the acknowledgement).
-    The page retries an unacknowledged result until it gets one, so duplicates and stale results are acknowledged
-    too. Acks are batched (bridge/routes/page_channel.py ACK_DELAY): one frame per burst of calls, not per call."""
+    """The bridge has these results and events (on the WebSocket; over HTTP the answer to the POST is the
+    acknowledgement). The page retries an unacknowledged message until it gets one, so duplicates and stale
+    results are acknowledged too. Acks are batched (bridge/routes/page_channel.py ACK_DELAY): one frame per burst
+    of calls, not per call."""
 
     type: Literal["ack"] = "ack"
-    requestIds: list[str]
+    requestIds: list[str] = Field(default_factory=list)
+    eventIds: list[str] = Field(default_factory=list)
 
 
 class CancelFrame(_Msg):

@@ -29,6 +29,9 @@ State = Literal["live", "reconnecting", "unloading"]
 SAVE_DELAY = 0.2
 #: Creation order of instances (page_list's cursor: a registry's dict is in this order too).
 _ORDER = itertools.count(1)
+#: How many of a page's latest eventIds are remembered (the page retries an event for minutes at most, and a human
+#: sends a few a minute).
+EVENTS_REMEMBERED = 512
 
 
 class Connection(Protocol):
@@ -69,6 +72,8 @@ class Instance:
     #: Where the tab said it was navigating when it last left (bye), and when (monotonic); cleared when it is back.
     left_to: str | None = None
     left_at: float | None = None
+    #: The eventIds of the page's latest events, oldest first: a retried event is taken once (bounded).
+    events_seen: dict[str, None] = field(default_factory=dict, repr=False)
 
     @property
     def live(self) -> bool:
@@ -76,6 +81,15 @@ class Instance:
 
     def touch(self) -> None:
         self.last_seen = time.time()
+
+    def first_sight(self, event_id: str) -> bool:
+        """True the first time this page's event `event_id` arrives, False for the copies a retry sends."""
+        if event_id in self.events_seen:
+            return False
+        self.events_seen[event_id] = None
+        if len(self.events_seen) > EVENTS_REMEMBERED:
+            del self.events_seen[next(iter(self.events_seen))]
+        return True
 
     def notify(self) -> None:
         """Wake everyone waiting for this instance to change state."""

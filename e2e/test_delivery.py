@@ -60,6 +60,56 @@ def test_a_result_finished_while_the_tab_is_offline_arrives_once_it_is_back(br, 
     assert ok(res)["result"] == "/single.html", text_of(res)
 
 
+UNACKED_EVENTS = "window.__dbg.status().unacked.filter((e) => e.key.startsWith('e:'))"
+
+
+@pytest.mark.parametrize("channel", ["ws", "sse"])
+def test_an_answer_and_a_message_sent_while_offline_arrive_once_when_the_tab_is_back(br, site, client, context,
+                                                                                      channel):
+    page = open_page(context, site.url(f"/single.html?channel={channel}"))
+    assert page.evaluate("window.__dbg.status().channel") == channel
+    since = ok(client.call("inbox"))["cursor"]
+    call = client.start("user_ask", {"pageId": page.page_id, "question": "Ship it?", "wait": 30})
+    card = page.locator("dbg-human [data-question]")
+    card.wait_for(timeout=10000)
+    context.set_offline(True)
+    try:
+        card.locator("button[data-answer=true]").click()
+        page.keyboard.press("Alt+Shift+M")
+        page.locator("dbg-human [data-compose] textarea").fill("sent while offline")
+        page.locator("dbg-human [data-compose] button[data-answer=send]").click()
+        # Both events were tried and are still unacknowledged: nothing got through yet.
+        page.wait_for_function(f"{UNACKED_EVENTS}.length === 2 && {UNACKED_EVENTS}.every((e) => e.tries >= 2)",
+                               timeout=10000)
+        assert not call.done()
+    finally:
+        context.set_offline(False)
+    out = ok(call.result(timeout=15))
+    assert out["answer"] is True and out["via"] == "page"
+    page.wait_for_function(f"{UNACKED_EVENTS}.length === 0", timeout=10000)  # acknowledged: retries stop
+    items = ok(client.call("inbox", {"since": since, "kinds": ["answer", "message"], "wait": 5}))["items"]
+    assert sorted((i["kind"], i["text"]) for i in items) == [("answer", "Ship it? → True"),
+                                                             ("message", "sent while offline")], items
+
+
+def test_a_duplicate_event_is_acknowledged_and_taken_once(br, client, pages):
+    page = pages.connect(br.base)
+    since = ok(client.call("inbox"))["cursor"]
+    event = {"type": "event", "eventId": "ev-1", "kind": "message", "text": "once", "data": {}}
+    for _ in range(2):  # the page retried: the same event twice on the WebSocket
+        pages.send(page, event)
+    acked = lambda: [e for f in page.received if f["type"] == "ack" for e in f.get("eventIds", [])]  # noqa: E731
+    wait_until(acked, 5, what="the ack")
+    assert set(acked()) == {"ev-1"}
+    # Over HTTP any answer but a 5xx is the acknowledgement: 204 for the event and for its copy.
+    sse = pages.connect(br.base, channel="sse")
+    codes = [pages.send(sse, {**event, "eventId": "ev-2"}).status_code for _ in range(2)]
+    assert codes == [204, 204]
+    items = ok(client.call("inbox", {"since": since, "kinds": ["message"]}))["items"]
+    assert [(i["text"], i["pageId"].split("/")[0]) for i in items] == [("once", page.page_id.split("/")[0]),
+                                                                      ("once", sse.page_id.split("/")[0])], items
+
+
 def test_a_duplicate_result_is_acknowledged_and_ignored(br, client, pages):
     gate = pages.gate({"ok": True, "result": "first"})
     page = pages.connect(br.base, handler=gate.handler)

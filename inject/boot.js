@@ -98,7 +98,7 @@ function createDbgLauncher(config) {
   }
 
   window.addEventListener('message', (ev) => router.onMessage(ev));
-  sendUp = (msg) => client.send(msg);
+  sendUp = (msg) => client.sendEvent(msg); // acknowledged and retried: a human's answer survives a network blip
   // Hotkeys for the human: Alt+Shift+P toggles the element picker, Alt+Shift+M writes to the agent.
   window.addEventListener('keydown', (ev) => {
     if (!ev.altKey || !ev.shiftKey) return;
@@ -138,7 +138,8 @@ function createDbgLauncher(config) {
     role,
     commands: COMMANDS,
     get pageId() { return client.pageId ? client.pageId + '/host' : null; },
-    status: () => ({ state: client.state, channel: client.channel, pageId: client.pageId ? client.pageId + '/host' : null, frames: router.frameList(), running: running.size }),
+    status: () => ({ state: client.state, channel: client.channel, pageId: client.pageId ? client.pageId + '/host' : null, frames: router.frameList(), running: running.size,
+      unacked: Array.from(client.outbox.values(), (e) => ({ key: e.key, tries: e.tries })) }),
     connect: () => client.connect(),
     disconnect: () => client.stop(),
     pick: () => human.startPicker(null),

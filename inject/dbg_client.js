@@ -27,6 +27,10 @@ const RESULT_RETRY_MS = 150;
 const RESULT_ACK_WAIT_MS = 1000;
 const RESULT_RETRY_MAX_MS = 1000;
 const RESULT_SLACK_MS = 2000;
+/** How long the human's events (answers, consent, messages, picks) are retried before they are given up, and how
+ * many may wait at once (the oldest is dropped beyond that). */
+const EVENT_RETRY_FOR_MS = 600000;
+const EVENT_OUTBOX_MAX = 200;
 
 /**
  * Wire shapes; mirrored from bridge/protocol.py (PROTOCOL_VERSION 1).
@@ -42,14 +46,14 @@ const RESULT_SLACK_MS = 2000;
  * @typedef {{type: 'exec', requestId: string, frameId: string, command: CommandName,
  *            params: Record<string, any>, timeout: number}} ExecFrame
  * @typedef {{type: 'ping'}} PingFrame
- * @typedef {{type: 'ack', requestIds: string[]}} AckFrame
+ * @typedef {{type: 'ack', requestIds?: string[], eventIds?: string[]}} AckFrame
  * @typedef {{type: 'cancel', requestId: string, frameId: string, reason: string}} CancelFrame
  * @typedef {{code: string, message: string, stack?: string, size?: number}} ErrorInfo
  * @typedef {{type: 'result', requestId: string, ok: boolean, result?: any, error?: ErrorInfo}} ResultMsg
  * @typedef {{type: 'frames', frames: FrameInfo[], url?: string, title?: string, complete?: boolean}} FramesMsg
  * @typedef {{type: 'bye', to?: string}} ByeMsg
- * @typedef {{type: 'event', kind: 'answer'|'message'|'element_selected'|'open_file', questionId?: string|null,
- *            text?: string, data?: Record<string, any>}} EventMsg
+ * @typedef {{type: 'event', eventId?: string, kind: 'answer'|'message'|'element_selected'|'open_file',
+ *            questionId?: string|null, text?: string, data?: Record<string, any>}} EventMsg
  * @typedef {ResultMsg | FramesMsg | ByeMsg | EventMsg} UpMessage
  * @typedef {{__dbg: 1, type: string, payload?: any, requestId?: string, _f?: string}} Envelope
  * @typedef {{frameId: string, role: 'host'|'frame', maxResult: number, signal?: AbortSignal}} CommandContext

@@ -1,8 +1,8 @@
 // @ts-check
 // dbg-bridge page client, part: the human panel: questions, consent, toasts, the element picker, messages. Shares one IIFE with the other parts (inject/__init__.py).
 
-/** @type {((msg: UpMessage) => void) | null} */
-let sendUp = null; // set by the host launcher: sends an event to the bridge
+/** @type {((msg: EventMsg) => void) | null} */
+let sendUp = null; // set by the host launcher: sends an event to the bridge (acknowledged, retried, taken once)
 
 const PANEL_CSS = `
   :host { all: initial; }

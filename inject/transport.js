@@ -1,6 +1,8 @@
 // @ts-check
 // dbg-bridge page client, part: transport: BridgeClient (WebSocket fast path, SSE + POST baseline). Shares one IIFE with the other parts (inject/__init__.py).
 
+/** @typedef {{key: string, msg: ResultMsg|EventMsg, until: number, tries: number, timer: number}} OutboxEntry */
+
 /** @param {number} ms */
 const delay = (ms) => new Promise((r) => setTimeout(r, ms));
 /** How long a document that is navigating away waits for its pagehide before it reconnects after all (a navigation
@@ -25,8 +27,10 @@ class BridgeClient {
     /** When the WebSocket last failed to open (0: never). SSE is used until WS_RETRY_MS later, then WS is tried again. */
     this.wsFailedAt = 0;
     this.gen = 0;
-    /** Results the bridge has not acknowledged yet, by requestId: retried until it does or the call is over. */
-    /** @type {Map<string, {msg: ResultMsg, until: number, tries: number, timer: number}>} */ this.outbox = new Map();
+    /** Results and events the bridge has not acknowledged yet, by outbox key ('r:' requestId, 'e:' eventId):
+     * retried until it does, or the call is over (results), or EVENT_RETRY_FOR_MS passed (events). */
+    /** @type {Map<string, OutboxEntry>} */ this.outbox = new Map();
+    this.eventSeq = 0;
     /** Until when a lost channel is not reopened: this document is navigating away (see leaving()). */
     this.leavingUntil = 0;
     /** Where this document is navigating to, when the Navigation API said (sent with bye). @type {string|undefined} */
@@ -208,37 +212,60 @@ class BridgeClient {
     try { msg = JSON.parse(text); } catch (_) { return; }
     if (!msg) return;
     if (msg.type === 'exec') this.opts.onExec(/** @type {ExecFrame} */ (msg));
-    else if (msg.type === 'ack' && Array.isArray(msg.requestIds)) for (const rid of msg.requestIds) this.acked(String(rid));
+    else if (msg.type === 'ack') {
+      for (const rid of Array.isArray(msg.requestIds) ? msg.requestIds : []) this.acked('r:' + rid);
+      for (const eid of Array.isArray(msg.eventIds) ? msg.eventIds : []) this.acked('e:' + eid);
+    }
     else if (msg.type === 'cancel' && this.opts.onCancel) this.opts.onCancel(/** @type {CancelFrame} */ (msg));
   }
 
   /**
-   * Send a result and keep it until the bridge acknowledges it (an ack frame on the WebSocket, any HTTP answer to
-   * the POST), retried with backoff on whichever channel is open, for as long as the call can still be waiting.
+   * Send a result and keep it until the bridge acknowledges it (an ack frame on the WebSocket, any HTTP answer but
+   * a 5xx to the POST), retried with backoff on whichever channel is open, for as long as the call can still be
+   * waiting.
    * @param {ResultMsg} msg @param {number} waitMs how long the bridge waits for this result at most
    */
   sendResult(msg, waitMs) {
-    const entry = { msg, until: Date.now() + waitMs + RESULT_SLACK_MS, tries: 0, timer: 0 };
-    const old = this.outbox.get(msg.requestId);
+    this.enqueue('r:' + msg.requestId, msg, waitMs + RESULT_SLACK_MS);
+  }
+
+  /**
+   * Send one of the human's events (an answer, a consent decision, a message, a pick) the same way: it gets an
+   * eventId, is retried until acknowledged (across a network blip or a reconnect), and the bridge takes it once.
+   * @param {EventMsg} msg
+   */
+  sendEvent(msg) {
+    const eventId = (this.pageId || 'p') + '-' + Date.now().toString(36) + '-' + (++this.eventSeq).toString(36) + '-' +
+      Math.random().toString(36).slice(2, 8);
+    const events = Array.from(this.outbox.keys()).filter((k) => k.startsWith('e:'));
+    if (events.length >= EVENT_OUTBOX_MAX) this.acked(events[0]); // bounded: the oldest gives way
+    this.enqueue('e:' + eventId, Object.assign({}, msg, { eventId }), EVENT_RETRY_FOR_MS);
+  }
+
+  /** @param {string} key @param {ResultMsg|EventMsg} msg @param {number} forMs */
+  enqueue(key, msg, forMs) {
+    const entry = { key, msg, until: Date.now() + forMs, tries: 0, timer: 0 };
+    const old = this.outbox.get(key);
     if (old) clearTimeout(old.timer);
-    this.outbox.set(msg.requestId, entry);
+    this.outbox.set(key, entry);
     this.deliver(entry);
   }
 
-  /** @param {string} requestId */
-  acked(requestId) {
-    const entry = this.outbox.get(requestId);
+  /** @param {string} key */
+  acked(key) {
+    const entry = this.outbox.get(key);
     if (!entry) return;
     clearTimeout(entry.timer);
-    this.outbox.delete(requestId);
+    this.outbox.delete(key);
   }
 
-  /** One delivery attempt of an unacknowledged result; schedules the next. @param {{msg: ResultMsg, until: number, tries: number, timer: number}} entry */
+  /** One delivery attempt of an unacknowledged message; schedules the next. @param {OutboxEntry} entry */
   deliver(entry) {
-    const rid = entry.msg.requestId;
-    if (this.outbox.get(rid) !== entry) return;
+    const key = entry.key;
+    if (this.outbox.get(key) !== entry) return;
     clearTimeout(entry.timer);
-    if (Date.now() > entry.until || this.stopped() || !this.id) { this.outbox.delete(rid); return; }
+    if (Date.now() > entry.until || this.stopped()) { this.outbox.delete(key); return; }
+    if (!this.id) return; // not registered yet: connected() delivers it
     const retry = (/** @type {number} */ ms) => {
       entry.timer = window.setTimeout(() => this.deliver(entry), Math.min(RESULT_RETRY_MAX_MS, ms * Math.pow(2, Math.min(entry.tries, 6))));
       entry.tries++;
@@ -248,14 +275,16 @@ class BridgeClient {
       retry(RESULT_ACK_WAIT_MS);
       return;
     }
-    // No WebSocket (SSE, or the socket is reconnecting): POST it; the bridge takes results on either path.
+    // No WebSocket (SSE, or the socket is reconnecting): POST it; the bridge takes results and events on either path.
     const body = JSON.stringify(Object.assign({ instanceId: this.id.instanceId, secret: this.id.secret }, entry.msg));
     fetch(this.postBase + '/bridge/result', { method: 'POST', body, headers: { 'Content-Type': 'text/plain' }, keepalive: body.length < 60000 })
-      .then((res) => { if (res.status < 500) this.acked(rid); else retry(RESULT_RETRY_MS); },
+      .then((res) => { if (res.status < 500) this.acked(key); else retry(RESULT_RETRY_MS); },
         () => retry(RESULT_RETRY_MS)); // offline, or the bridge is restarting
   }
 
-  /** Send one message up: on the WebSocket, else as a text/plain POST (no CORS preflight). @param {UpMessage} msg */
+  /** Send one message up once, best effort (frame lists: the next connect sends them again): on the WebSocket, else
+   * as a text/plain POST (no CORS preflight). Results and the human's events go through the outbox instead.
+   * @param {UpMessage} msg */
   send(msg) {
     if (this.ws && this.ws.readyState === WebSocket.OPEN) {
       this.ws.send(JSON.stringify(msg));

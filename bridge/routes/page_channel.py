@@ -62,23 +62,33 @@ class WSConnection:
     def __init__(self, ws: WebSocket) -> None:
         self.ws = ws
         self.closed = False
-        #: Results taken but not yet acknowledged (sent together ACK_DELAY after the first).
+        #: Results and events taken but not yet acknowledged (sent together ACK_DELAY after the first).
         self.acks: dict[str, None] = {}
+        self.event_acks: dict[str, None] = {}
 
     def ack(self, request_id: str) -> None:
         """Acknowledge a result soon, in one frame with the others that arrive meanwhile."""
-        if not self.acks:
-            asyncio.get_running_loop().call_later(ACK_DELAY, self._flush_acks)
+        self._soon()
         self.acks[request_id] = None
 
-    def _flush_acks(self) -> None:
-        ids, self.acks = list(self.acks), {}
-        if ids and not self.closed:
-            self._acking = asyncio.ensure_future(self._send_acks(ids))  # held: a task nobody holds may be collected
+    def ack_event(self, event_id: str) -> None:
+        """Acknowledge an event soon, batched like results."""
+        self._soon()
+        self.event_acks[event_id] = None
 
-    async def _send_acks(self, ids: list[str]) -> None:
+    def _soon(self) -> None:
+        if not self.acks and not self.event_acks:
+            asyncio.get_running_loop().call_later(ACK_DELAY, self._flush_acks)
+
+    def _flush_acks(self) -> None:
+        frame = AckFrame(requestIds=list(self.acks), eventIds=list(self.event_acks))
+        self.acks, self.event_acks = {}, {}
+        if (frame.requestIds or frame.eventIds) and not self.closed:
+            self._acking = asyncio.ensure_future(self._send_acks(frame))  # held: a task nobody holds may be collected
+
+    async def _send_acks(self, frame: AckFrame) -> None:
         try:
-            await self.send(protocol.dump(AckFrame(requestIds=ids)))
+            await self.send(protocol.dump(frame))
         except ConnectionError:
             pass  # the page sends them again on its next channel, and they are acknowledged there
 
@@ -138,6 +148,9 @@ def handle_up(d: Dispatcher, inst: Instance, msg: protocol.UpMessage) -> bool:
     elif isinstance(msg, ByeMsg):
         d.page_unloading(inst, msg.to)
     elif isinstance(msg, EventMsg):
+        if msg.eventId is not None and not inst.first_sight(msg.eventId):
+            log.debug("page %s sent event %s again; acknowledged and ignored", inst.id, msg.eventId)
+            return True
         return page_event(d, inst, msg)
     return True
 
@@ -253,11 +266,18 @@ async def websocket(ws: WebSocket) -> None:
                 continue
             try:
                 msg = protocol.parse_up(raw)
-                handle_up(d, inst, msg)
-            except (ProtocolError, OriginMismatch, errors.BridgeError) as exc:
+            except ProtocolError as exc:
                 log.warning("page %s sent a message that was refused: %s", inst.id, exc)
                 continue
-            if isinstance(msg, ResultMsg):
+            try:
+                handle_up(d, inst, msg)
+            except (OriginMismatch, errors.BridgeError) as exc:  # RateLimited is a BridgeError
+                log.warning("page %s sent a message that was refused: %s", inst.id, exc)
+                if not isinstance(msg, EventMsg):
+                    continue
+            if isinstance(msg, EventMsg) and msg.eventId is not None:
+                conn.ack_event(msg.eventId)  # taken, a copy, or refused: the page stops retrying it either way
+            elif isinstance(msg, ResultMsg):
                 # Acknowledged whether it was taken or not (a duplicate, a call already over): the page stops
                 # retrying it either way.
                 conn.ack(msg.requestId)
@@ -273,8 +293,9 @@ async def websocket(ws: WebSocket) -> None:
 async def result(request: Request) -> Response:
     """A page's up message over HTTP: the message fields plus `instanceId` and `secret`, sent as text/plain.
 
-    Any answer but a 5xx acknowledges a result: 204 taken, 409 nobody waits for it (a duplicate or a call that is
-    over), 4xx malformed or unknown; the page retries a result only when the POST itself failed."""
+    Any answer but a 5xx acknowledges a result or an event: 204 taken (or an event's copy, ignored), 409 nobody
+    waits for it (a duplicate result, a call that is over, an answer to a question no longer open), 4xx malformed
+    or unknown; the page retries only when the POST itself failed or got a 5xx."""
     d = _dispatcher(request)
     try:
         data = _json(await read_body(request, d.settings.max_body))
@@ -302,6 +323,9 @@ async def result(request: Request) -> Response:
         return error_response(403, "origin_mismatch", f"Refused: {exc}.")
     except RateLimited as exc:
         return error_response(429, exc.code, str(exc).split("] ", 1)[-1], headers={"Retry-After": "60"})
+    if not handled and isinstance(msg, EventMsg):
+        return error_response(409, "not_open", "That question is not open on this page any more (answered "
+                              "elsewhere, dismissed or expired): the answer was ignored.")
     if not handled:
         return error_response(409, "stale_result", "No call of this page is waiting for that requestId.")
     return Response(status_code=204)

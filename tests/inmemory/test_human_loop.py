@@ -77,6 +77,41 @@ def test_user_ask_returns_the_humans_answer_and_records_it_in_the_inbox(tmp_path
     run(go())
 
 
+def test_a_retried_event_is_taken_once_whatever_its_kind(tmp_path: Path):
+    """The page retries an unacknowledged event: every copy is accepted (so it is acknowledged) and only the first
+    counts, for a message and for the answer to a question alike."""
+    async def go():
+        async with bridge(tmp_path) as b:
+            conn = b.connect_page()
+            message = {"type": "event", "eventId": "m-1", "kind": "message", "text": "hello", "data": {}}
+            assert [handle_up(b.d, conn.inst, parse_up(message)) for _ in range(3)] == [True, True, True]
+            # A new eventId is a new event, even with the same text.
+            assert handle_up(b.d, conn.inst, parse_up({**message, "eventId": "m-2"}))
+            items = (await b.ok("inbox", {"kinds": ["message"]}))["items"]
+            assert [i["text"] for i in items] == ["hello", "hello"]
+
+            async def answer_twice(frame: dict[str, Any]):
+                params = frame.get("params") or {}
+                if frame["command"] == "ask" and "dismiss" not in params:
+                    event = {"type": "event", "eventId": "a-1", "kind": "answer", "questionId": params["questionId"],
+                             "data": {"answer": "Blue"}}
+                    b.d.spawn(_twice(b, conn.inst, event))
+                    return {"ok": True, "result": {"shown": True}}
+                return await echo(frame)
+
+            conn.handler = answer_twice
+            out = await b.ok("user_ask", {"question": "Which colour?", "kind": "choice", "choices": ["Red", "Blue"]})
+            assert out["answer"] == "Blue"
+            answers = (await b.ok("inbox", {"kinds": ["answer"]}))["items"]
+            assert len(answers) == 1, answers
+    run(go())
+
+
+async def _twice(b: Bridge, inst, event: dict[str, Any]) -> None:
+    assert handle_up(b.d, inst, parse_up(event)) is True
+    assert handle_up(b.d, inst, parse_up(event)) is True  # the copy: acknowledged, not applied
+
+
 def test_user_notify_shows_a_toast_in_the_page(tmp_path: Path):
     async def go():
         async with bridge(tmp_path) as b:
