@@ -21,6 +21,7 @@ from starlette.types import ASGIApp
 from bridge import __version__, artifacts
 from bridge.dispatch import Dispatcher
 from bridge.errors import BridgeError
+from bridge.hangup import HangupCancels
 from bridge.inbox import PAGE_NOTE, Item
 from bridge.security import Policy
 from bridge.tools import arguments as args_check
@@ -183,4 +184,6 @@ def http_app(server: MCPServer, dispatcher: Dispatcher, policy: Policy) -> ASGIA
             allowed_origins=sorted(policy.own_origins),
         ),
     )
-    return StreamableHTTPASGIApp(server.session_manager)
+    app: ASGIApp = StreamableHTTPASGIApp(server.session_manager)
+    # JSON-response (--stateless) mode cancels nothing; an event store would let a client resume a dropped stream.
+    return app if settings.stateless or server.session_manager.event_store else HangupCancels(app, dispatcher.spawn)

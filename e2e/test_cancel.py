@@ -68,3 +68,25 @@ def test_cancelling_user_ask_closes_its_card(bridge, dev, context, era):
     call.cancel()
     card.wait_for(state="detached", timeout=5000)
     wait_until(lambda: _cancelled_in_audit(bridge, "user_ask", page.page_id), 5, what="the audit record")
+
+
+@pytest.mark.parametrize("delete", [True, False], ids=["DELETE", "hang-up"])
+def test_a_session_that_ends_cancels_its_calls_in_the_page(bridge, dev, context, delete):
+    """The official client closes its 2025-11-25 session while a user_ask card is open and a page_wait runs: with
+    DELETE (the SDK ends the session) or without (the client's streams just drop: a TypeScript client's close(), a
+    killed editor). Either way the wait stops in the page, the card closes and the audit says cancelled."""
+    page = open_page(context, dev.url("/app.html"))
+    session = McpSession(bridge.mcp_url, bridge.token, mode="legacy", terminate_on_close=delete)
+    try:
+        ask = session.start("user_ask", {"pageId": page.page_id, "question": "Still needed?", "wait": 60})
+        card = page.locator("dbg-human [data-question]")
+        card.wait_for(timeout=10000)
+        wait = session.start("page_wait", {"pageId": page.page_id, "text": "never appears anywhere", "timeout": 60})
+        page.wait_for_function(RUNNING, timeout=5000)
+    finally:
+        session.close()
+    assert ask.done() and wait.done()  # the client gave up on both when it closed
+    card.wait_for(state="detached", timeout=5000)
+    page.wait_for_function(IDLE, timeout=5000)
+    for tool in ("user_ask", "page_wait"):
+        wait_until(lambda: _cancelled_in_audit(bridge, tool, page.page_id), 5, what=f"the audit record of {tool}")

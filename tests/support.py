@@ -206,9 +206,12 @@ class DevServer:
 class McpSession:
     """The official MCP Python client over Streamable HTTP, driven from sync tests via a private event loop."""
 
-    def __init__(self, url: str, token: str | None, mode: str = "auto", **client_options: Any) -> None:
-        """`client_options` go to mcp.Client (e.g. elicitation_callback)."""
+    def __init__(self, url: str, token: str | None, mode: str = "auto", *, terminate_on_close: bool = True,
+                 **client_options: Any) -> None:
+        """`client_options` go to mcp.Client (e.g. elicitation_callback); terminate_on_close=False closes a
+        2025-11-25 session without DELETE (its streams just drop, like a client that was killed)."""
         self.url, self.token, self.mode = url, token, mode
+        self.terminate_on_close = terminate_on_close
         self.client_options = client_options
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
@@ -222,7 +225,8 @@ class McpSession:
         headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
         http = await self._stack.enter_async_context(httpx2.AsyncClient(headers=headers, timeout=60))
         self.client = await self._stack.enter_async_context(
-            Client(streamable_http_client(self.url, http_client=http), mode=self.mode, **self.client_options)
+            Client(streamable_http_client(self.url, http_client=http, terminate_on_close=self.terminate_on_close),
+                   mode=self.mode, **self.client_options)
         )
 
     def run(self, coro: Any, timeout: float = 120) -> Any:
