@@ -27,6 +27,7 @@ from bridge.security import Policy
 from bridge.tools import arguments as args_check
 from bridge.tools import enabled_tools
 from bridge.tools.base import Tool, error_result
+from bridge.tools.outputs import OUTPUTS
 
 INSTRUCTIONS = (
     "dbg-bridge connects you to the developer's running web app. Call page_list to see every connected tab and "
@@ -78,6 +79,8 @@ def build_server(dispatcher: Dispatcher, table: list[Tool] | None = None) -> MCP
         sdk_tool = SdkTool.from_function(tool.bind(dispatcher), name=tool.name, description=tool.description,
                                          annotations=tool.wire_annotations)
         sdk_tool.parameters = args_check.compact(sdk_tool.parameters)
+        # published, not validated here (no output model): clients validate, tests check every tool's answers
+        sdk_tool.fn_metadata.output_schema = OUTPUTS[tool.name]
         tools.append(sdk_tool)
     server = BridgeServer(dispatcher, tools, name="dbg-bridge", version=__version__, instructions=INSTRUCTIONS,
                           subscriptions=bus)

@@ -51,6 +51,8 @@ def render_tools() -> str:
                 desc = (schema.get("description") or PARAM_DOCS.get(name, "")).replace("|", "\\|").replace("\n", " ")
                 out.append(f"| `{name}` | {_type(schema)} | {default} | {desc} |")
             out.append("")
+        if mcp_tool.output_schema:
+            out.append(f"Answers (`outputSchema`): `{ts_type(mcp_tool.output_schema)}`\n")
     return "\n".join(out).rstrip() + "\n"
 
 

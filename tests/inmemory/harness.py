@@ -25,12 +25,33 @@ Answer = dict[str, Any]
 Handler = Callable[[dict[str, Any]], Awaitable[Answer | None]]
 
 
+#: The least answer each command's result model accepts (bridge/page_commands.py), for `echo` to build on.
+SHAPES: dict[str, dict[str, Any]] = {
+    "ping": {"pong": True, "frameId": "host", "url": "http://localhost:5173/", "time": 0},
+    "location": {"href": "http://localhost:5173/", "origin": "http://localhost:5173", "title": "App",
+                 "readyState": "complete"},
+    "snapshot": {"snapshotId": "s1@ab", "tree": "", "url": "http://localhost:5173/", "title": "App", "elements": 0,
+                 "truncated": False},
+    "find": {"matches": [], "total": 0, "more": False},
+    "console": {"entries": [], "cursor": 0, "more": False},
+    "wait": {"met": True, "ms": 0},
+    "navigate": {"from": "http://localhost:5173/", "action": "goto"},
+    "network": {"requests": [], "cursor": 0, "more": False, "inflight": 0},
+    "source": {"ref": "e1", "element": "<div>", "via": "unknown", "components": []},
+    "notify": {"shown": True},
+}
+
+
 async def echo(frame: dict[str, Any]) -> Answer:
-    """Answer every command with its params (and `eval` of plain arithmetic with its value)."""
+    """Answer every command with its params, on top of the least answer its result model accepts (and `eval` of
+    plain arithmetic with its value)."""
     params = frame.get("params") or {}
     if frame["command"] == "eval" and isinstance(params.get("code"), str) and set(params["code"]) <= set("0123456789+*- "):
         return {"ok": True, "result": eval(params["code"])}  # noqa: S307 - digits and operators only
-    return {"ok": True, "result": params}
+    shape = SHAPES.get(frame["command"])
+    if shape is None:
+        return {"ok": True, "result": params}
+    return {"ok": True, "result": {**{k: v for k, v in params.items() if k not in ("resources",)}, **shape}}
 
 
 class FakeConnection:

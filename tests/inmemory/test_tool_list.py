@@ -1,9 +1,14 @@
 """tools/list is paid for in every agent's context: the default family (page_*, user_*, inbox) stays within
-10,000 characters of JSON, exactly as a client receives it; the desktop family is registered only where its
-backend can load."""
+10,000 characters of JSON as a client receives it, outputSchema aside; the desktop family is registered only where
+its backend can load.
+
+outputSchema has its own budget: clients use it to validate structured content, and the model APIs agents run on
+take a tool's name, description and input schema, not its output schema, so it is not in the agent's context. It
+is still bytes on every tools/list, so it is kept compact and measured too."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from mcp.types import ListToolsResult
@@ -13,23 +18,33 @@ from tests.inmemory.harness import bridge, run
 
 DEFAULT_BUDGET = 10_000
 DESKTOP_BUDGET = 15_000
+DEFAULT_OUTPUT_BUDGET = 6_000
+DESKTOP_OUTPUT_BUDGET = 4_500
 DEFAULT_FAMILY = {"page_list", "page_exec", "page_snapshot", "page_find", "page_act", "page_wait", "page_navigate",
                   "page_console", "page_network", "page_source", "page_highlight", "page_screenshot", "user_ask",
                   "user_notify", "inbox"}
 
 
 def wire(tools) -> str:
-    return ListToolsResult(tools=tools).model_dump_json(by_alias=True, exclude_none=True)
+    """tools/list as JSON, outputSchema aside (what an agent's model is given)."""
+    shown = [t.model_copy(update={"output_schema": None}) for t in tools]
+    return ListToolsResult(tools=shown).model_dump_json(by_alias=True, exclude_none=True)
+
+
+def outputs(tools) -> int:
+    return sum(len(json.dumps(t.output_schema, separators=(",", ":"))) for t in tools)
 
 
 def test_the_default_family_fits_its_budget(tmp_path: Path):
     async def go():
         async with bridge(tmp_path) as b:
             tools = (await b.client.list_tools()).tools
-        figure = len(wire(tools))
-        print(f"\ntools/list, default family: {len(tools)} tools, {figure} characters (budget {DEFAULT_BUDGET})")
+        figure, out = len(wire(tools)), outputs(tools)
+        print(f"\ntools/list, default family: {len(tools)} tools, {figure} characters (budget {DEFAULT_BUDGET}); "
+              f"outputSchema {out} (budget {DEFAULT_OUTPUT_BUDGET})")
         assert {t.name for t in tools} == DEFAULT_FAMILY
-        assert figure <= DEFAULT_BUDGET
+        assert figure <= DEFAULT_BUDGET and out <= DEFAULT_OUTPUT_BUDGET
+        assert all(t.output_schema for t in tools)
     run(go())
 
 
@@ -43,10 +58,11 @@ def test_the_desktop_family_fits_its_budget(tmp_path: Path):
         server = build_server(Dispatcher(Settings(config_dir=tmp_path, no_audit=True)), TOOLS)
         listed = await server.list_tools()
         desktop = [t for t in listed if t.name.startswith("desktop_")]
-        figure, whole = len(wire(desktop)), len(wire(listed))
+        figure, whole, out = len(wire(desktop)), len(wire(listed)), outputs(desktop)
         print(f"\ntools/list, desktop family: {len(desktop)} tools, {figure} characters (budget {DESKTOP_BUDGET}); "
-              f"with the default family: {whole}")
-        assert figure <= DESKTOP_BUDGET
+              f"with the default family: {whole}; outputSchema {out} (budget {DESKTOP_OUTPUT_BUDGET})")
+        assert figure <= DESKTOP_BUDGET and out <= DESKTOP_OUTPUT_BUDGET
+        assert all(t.output_schema for t in listed)
     run(go())
 
 
