@@ -1,4 +1,4 @@
-"""Cancellation, progress and elicitation with the TypeScript MCP SDK (@modelcontextprotocol/sdk 1.32.2, the
+"""Cancellation (and a client closing mid-call), progress and elicitation with the TypeScript MCP SDK (@modelcontextprotocol/sdk 1.32.2, the
 client most editors use; 2025-11-25 sessions) against the real bridge and real Chromium tabs."""
 
 from __future__ import annotations
@@ -46,3 +46,23 @@ def test_a_typescript_client_answers_user_ask_by_elicitation(bridge, dev, contex
     assert not out["isError"] and out["result"]["answer"] == "green" and out["result"]["via"] == "client", out
     assert out["asked"] and "Colour?" in out["asked"][0]
     page.locator("dbg-human [data-question]").wait_for(state="detached", timeout=5000)
+
+
+def test_a_typescript_client_that_closes_mid_call_closes_the_card_it_left_open(bridge, dev, context):
+    """That SDK's close() aborts its streams and sends neither notifications/cancelled nor DELETE; the bridge takes
+    the dropped stream as the call's end (bridge/hangup.py)."""
+    page = open_page(context, dev.url("/app.html"))
+    proc = subprocess.Popen([shutil.which("node") or "node", str(CLIENT / "client.mjs"), bridge.mcp_url,
+                             bridge.token or "-", page.page_id, "close"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        card = page.locator("dbg-human [data-question]")
+        card.wait_for(timeout=15000)
+        out, err = proc.communicate("closing\n", timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(5)
+    assert proc.returncode == 0, err[-3000:]
+    assert json.loads(out.strip().splitlines()[-1])["call"] != "answered"
+    card.wait_for(state="detached", timeout=5000)

@@ -3,6 +3,7 @@
 //   progress: page_wait with a progress token; prints every notification heard.
 //   cancel:   page_exec waiting on its `signal`, aborted 2.5 s later (notifications/cancelled).
 //   elicit:   user_ask kind=choice; this client declares elicitation and answers 'green'.
+//   close:    user_ask left open, then client.close() once its card is shown (that SDK aborts its streams, no DELETE).
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -32,8 +33,16 @@ if (scenario === 'progress') {
     out.aborted = ac.signal.aborted;
   }
   // The SDK posts notifications/cancelled without waiting for it: stay connected a moment, as an editor would
-  // (closing at once sends DELETE first, and a handler of a deleted session is not cancelled by the MCP SDK).
+  // (closing at once aborts that POST too; the bridge then cancels the call because its stream was dropped).
   await new Promise((r) => setTimeout(r, 500));
+} else if (scenario === 'close') {
+  const call = client.callTool({ name: 'user_ask', arguments: { pageId, question: 'Left open?', wait: 60 } })
+    .then(() => 'answered', (e) => String(e));
+  await new Promise((r) => process.stdin.once('data', r)); // the test says when the card is shown: a line on stdin
+  await client.close();
+  Object.assign(out, { call: await call });
+  process.stdout.write(JSON.stringify(out) + '\n');
+  process.exit(0);
 } else if (scenario === 'elicit') {
   const r = await client.callTool({ name: 'user_ask', arguments: { pageId, question: 'Colour?', kind: 'choice', choices: ['red', 'green'], wait: 30 } });
   Object.assign(out, { isError: !!r.isError, result: r.structuredContent, asked });
