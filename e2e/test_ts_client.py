@@ -1,5 +1,6 @@
-"""Cancellation (and a client closing mid-call), progress and elicitation with the TypeScript MCP SDK (@modelcontextprotocol/sdk 1.32.2, the
-client most editors use; 2025-11-25 sessions) against the real bridge and real Chromium tabs."""
+"""Cancellation (and a client closing mid-call), progress and elicitation with the TypeScript MCP SDK
+(@modelcontextprotocol/sdk 1.32.2, the client most editors use; 2025-11-25 sessions) against the real bridge and
+real Chromium tabs."""
 
 from __future__ import annotations
 
