@@ -86,3 +86,25 @@ def test_find_by_role_text_regex_and_selector(app, mcp):
     assert [m["role"] for m in by_sel["matches"]] == ["link", "link"]
     bad = mcp.call("page_find", {"pageId": app.page_id, "selector": "[[["})
     assert bad.is_error and "[bad_selector]" in text_of(bad)
+
+
+LEAN = """<div id="lean"><header><button>Menu</button></header>
+<span>Colour</span><select aria-label="Colour"><option>Red</option></select>
+<button aria-expanded="false">More</button>
+<div style="display:flex;width:0"><button aria-label="Copy" style="width:0;padding:0;border:0"></button></div></div>"""
+
+
+def test_the_lean_snapshot_leaves_out_landmark_lines_collapsed_states_repeated_labels_and_controls_of_no_size(app, mcp):
+    app.evaluate("html => document.body.insertAdjacentHTML('beforeend', html)", LEAN)
+    try:
+        lean = text_of(mcp.call("page_snapshot", {"pageId": app.page_id, "root": "#lean"}))
+        detailed = text_of(mcp.call("page_snapshot", {"pageId": app.page_id, "root": "#lean", "detailed": True}))
+    finally:
+        app.evaluate("document.getElementById('lean').remove()")
+    head, *lines = lean.splitlines()
+    assert head.startswith(app.page_id + " · http") and "elements" not in head  # counted only when cut
+    assert lines[0].startswith('- button "Menu" [ref=') and "banner" not in lean
+    assert "Colour\n" not in lean and '- combobox "Colour" [value="Red"] [ref=' in lean
+    assert '- button "More" [ref=' in lean and "collapsed" not in lean
+    assert "Copy" not in lean
+    assert "- banner" in detailed and 'button "More" [collapsed]' in detailed and 'button "Copy"' in detailed

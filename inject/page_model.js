@@ -43,9 +43,10 @@ const refs = {
   },
 };
 
+/** input type -> role (a color input is a textbox, as Chromium's accessibility tree and Playwright name it). */
 const INPUT_ROLES = /** @type {Record<string, string>} */ ({
   button: 'button', submit: 'button', reset: 'button', image: 'button', checkbox: 'checkbox', radio: 'radio',
-  range: 'slider', number: 'spinbutton', search: 'searchbox', file: 'button', color: 'button',
+  range: 'slider', number: 'spinbutton', search: 'searchbox', file: 'button',
 });
 const TAG_ROLES = /** @type {Record<string, string>} */ ({
   BUTTON: 'button', TEXTAREA: 'textbox', OPTION: 'option', NAV: 'navigation', MAIN: 'main', HEADER: 'banner',

@@ -3,8 +3,11 @@
 
 /** @typedef {{depth: number, interactive: boolean, maxChars: number, boxes: boolean, detailed?: boolean}} SnapshotOptions */
 
-/** Roles that only group others: in the lean default their line goes and their children move up (unless named). */
-const WRAPPER_ROLES = new Set(['list', 'table', 'group', 'region', 'paragraph', 'cell', 'columnheader', 'form', 'label']);
+/** Roles that only group others: in the lean default their line goes and their children move up (unless named).
+ * The page's one header, main part and footer are among them (navigation and complementary, which tell a menu's
+ * links from the content's, stay). */
+const WRAPPER_ROLES = new Set(['list', 'table', 'group', 'region', 'paragraph', 'cell', 'columnheader', 'form', 'label',
+  'banner', 'main', 'contentinfo']);
 /** Characters of running text per line in the lean default (the whole text: detailed, page_find, page_exec). */
 const LEAN_TEXT = 72;
 /** ... and of what a clickable element without a role says (its ref is what counts). */
@@ -20,6 +23,15 @@ function clickable(el) {
   if (getComputedStyle(el).cursor !== 'pointer') return false;
   const up = el.parentElement || hostOf(el);
   return !up || getComputedStyle(up).cursor !== 'pointer';
+}
+
+/** A control that takes no room and shows nothing (a copy button of width 0 until hover, say): no person can click
+ * it, Playwright gives it no ref, and the lean default leaves it out. @param {Element} el */
+function emptyControl(el) {
+  if (el.tagName === 'OPTION' || el.tagName === 'AREA' || el.tagName === 'IFRAME' || el.tagName === 'FRAME') return false;
+  const empty = (/** @type {Element} */ e) => { const r = e.getBoundingClientRect(); return r.width === 0 || r.height === 0; };
+  if (!empty(el) || getComputedStyle(el).display === 'contents' || elementText(el)) return false;
+  return deepElements(el).every(empty);
 }
 
 /** The elements below el (shadow trees included) an agent could act on. @param {Element} el */
@@ -42,10 +54,15 @@ function rowCell(cell) {
   const words = normText(Array.from(flatChildren(cell)).filter((n) => n.nodeType === 3 || (n.nodeType === 1 && !controls.some((c) => deepContains(n, c)))).map((n) => n.nodeType === 3 ? n.nodeValue || '' : rawText(/** @type {Element} */ (n))).join(' '));
   const parts = controls.map((c) => {
     const role = roleOf(c), name = role ? nameOf(c, role) : clip(elementText(c), 40);
-    const st = statesOf(c, role);
+    const st = leanStates(c, role);
     return (role || 'clickable') + (name ? ' ' + JSON.stringify(name) : '') + (st.length ? ' [' + st.join(', ') + ']' : '') + ' [ref=' + refs.of(c).split('@')[0] + ']';
   });
   return (words ? clip(words, 40) + ' ' : '') + parts.join(' ');
+}
+
+/** States in the lean default: no heading level, no `collapsed` (an `expanded` control says so). @param {Element} el @param {string} role */
+function leanStates(el, role) {
+  return statesOf(el, role).filter((x) => x !== 'collapsed' && !x.startsWith('level='));
 }
 
 /**
@@ -68,12 +85,22 @@ function snapshotWalk(root, opt) {
   const lean = !opt.detailed && !opt.interactive;
   const selected = /** @type {any} */ (window).__dbgSelected;
   let lastSaid = ''; // the name and text of the line emitted last
+  /** the text line emitted last, while nothing else came after it: a control named by it takes its place
+   * @type {{said: string, level: number, kept: boolean}|null} */
+  let lastText = null;
   /** @param {string} line */
   const emit = (line) => {
     count++;
+    lastText = null;
     // past the cut, keep walking to count exactly what is left out
     if (truncated || chars + line.length + 1 > limit) truncated++;
     else { chars += line.length + 1; lines.push(line); }
+  };
+  /** Take back the text line before: it only said the name of the control that follows (a label not tied to it). */
+  const unsayText = () => {
+    count--;
+    if (lastText && lastText.kept) chars -= /** @type {string} */ (lines.pop()).length + 1;
+    else truncated--;
   };
   /** @param {Element} el @param {number} level @param {string} said the name of the nearest shown ancestor */
   const walk = (el, level, said) => {
@@ -90,6 +117,7 @@ function snapshotWalk(root, opt) {
       (lean && !role && clickable(el) && !actionsInside(el).length);
     // a clickable element without a role (a div with tabindex or a click cursor) reads as its whole text
     if (lean && actionable && !role) text = clip(elementText(el), LEAN_NAME);
+    if (lean && actionable && emptyControl(el)) return;
     let show = opt.interactive ? INTERACTIVE.has(role) : !forControl && (!!role || !!text);
     if (lean && show && level <= opt.depth) {
       if (role === 'row' && foldableRow(el)) { // one line: each cell's text, its controls inline with their refs
@@ -112,7 +140,7 @@ function snapshotWalk(root, opt) {
       let line = '  '.repeat(level) + '- ' + (role || (actionable ? 'clickable' : 'text'));
       if (name) line += ' ' + JSON.stringify(name);
       else if (!role && text && !actionable) line += ': ' + text;
-      const st = lean ? statesOf(el, role).filter((x) => !x.startsWith('level=')) : statesOf(el, role);
+      const st = lean ? leanStates(el, role) : statesOf(el, role);
       if (st.length) line += ' [' + st.join(', ') + ']';
       if (lean ? actionable : role && role !== 'paragraph') line += ' [ref=' + (lean ? refs.of(el).split('@')[0] : refs.of(el)) + ']';
       if (role === 'iframe') { const id = router.ids.get(el); if (id) line += ' [frame=' + id + ']'; }
@@ -122,7 +150,9 @@ function snapshotWalk(root, opt) {
         line += ' [box=' + [r.x, r.y, r.width, r.height].map(Math.round).join(',') + ']';
       }
       if ((role || actionable) && text && name !== text && !opt.interactive && !(lean && name.includes(text.replace(/…$/, '')))) line += ': ' + text;
+      if (lean && actionable && name && lastText && lastText.level === level && lastText.said === name.toLowerCase()) unsayText();
       emit(line);
+      if (lean && !role && !actionable) lastText = { said: text.toLowerCase(), level, kept: !truncated };
       lastSaid = (name + ' ' + text).toLowerCase();
       if (lean && actionable && !role) return; // its text is on its line
       next = level + 1;

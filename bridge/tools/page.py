@@ -154,9 +154,11 @@ def head_of(tree: str, max_chars: int) -> str:
 
 
 def snapshot_result(page_id: str, snap: dict[str, Any], extra: str = "") -> CallToolResult:
-    shown = snap.get("shown", snap["elements"])
-    count = f"{snap['elements']} elements" + (f" ({shown} shown, truncated)" if snap["truncated"] and not extra else "")
-    head = f"pageId {page_id} · {snap['url']} · {snap['title']!r} · {count}{extra}"
+    """The tree under one header line: pageId · url · 'title', and how many elements only when the tree was cut."""
+    parts = [page_id, snap["url"]] + ([repr(snap["title"])] if snap["title"] else [])
+    if snap["truncated"] and not extra:
+        parts.append(f"{snap['elements']} elements ({snap.get('shown', snap['elements'])} shown, truncated)")
+    head = " · ".join(parts) + extra
     return CallToolResult(content=[TextContent(type="text", text=head + "\n" + snap["tree"])],
                           structured_content={"pageId": page_id, **snap})
 
