@@ -21,7 +21,7 @@ from bridge.dispatch import Dispatcher
 from bridge.http import error_response
 from bridge.mcp_server import build_server, http_app
 from bridge.cockpit import routes as cockpit
-from bridge.routes import page_channel, sessions, static
+from bridge.routes import audit_flush, page_channel, sessions, static
 from bridge.security import GuardMiddleware, Policy, TokenGate
 from bridge.settings import Settings
 
@@ -71,6 +71,7 @@ def create_app(settings: Settings, token: str | None) -> Starlette:
             Route("/mcp/mcp", mcp_endpoint),  # the old path keeps working
             *page_channel.routes,
             *sessions.routes,
+            *audit_flush.routes,
             *cockpit.routes,
             *static.routes,
         ],

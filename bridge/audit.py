@@ -1,9 +1,14 @@
 """The audit trace: every tool call and every human event as one JSON line in `<config_dir>/audit.jsonl`
 (rotated by size), and fanned out live to the cockpit.
 
-A record is cheap: one `write` of one line (flushed, never fsynced). Arguments are summarised: long strings are
-cut, values under secret-looking keys are dropped, text typed into a page (`value`) is kept as its length only,
-and the bearer token or any page secret is blanked wherever it appears.
+A record is built (summarised) when it happens and reaches the cockpit and `recent` at once; its line is written
+off the call's path: records are buffered and written together (one `write`, never fsynced) FLUSH_AFTER seconds
+after the first, when MAX_BUFFERED pile up, on `flush()` (POST /bridge/audit/flush, what tests call before reading
+the file) and on shutdown. A bridge killed with SIGKILL loses at most the last FLUSH_AFTER seconds of lines.
+Without a running event loop (a script, a unit test) each record is written at once.
+
+Arguments are summarised: long strings are cut, values under secret-looking keys are dropped, text typed into a
+page (`value`) is kept as its length only, and the bearer token or any page secret is blanked wherever it appears.
 """
 
 from __future__ import annotations
@@ -44,6 +49,10 @@ KEY_MEMO = 4096
 MAX_ITEMS = 20
 MAX_DEPTH = 4
 RECENT = 500
+#: Seconds a record's line may wait in memory before it is written (with every other line that came meanwhile).
+FLUSH_AFTER = 0.1
+#: Lines held at most before they are written regardless of the timer.
+MAX_BUFFERED = 512
 
 
 class Audit:
@@ -65,6 +74,9 @@ class Audit:
         self._file: IO[bytes] | None = None
         self._size = 0
         self._broken = False
+        #: Records not written yet (their lines go out together on the next flush).
+        self._buffered: list[dict[str, Any]] = []
+        self._timer: asyncio.TimerHandle | None = None
 
     # ---- what gets recorded ------------------------------------------------------------------------------
 
@@ -167,29 +179,58 @@ class Audit:
         rec = {"t": round(time.time(), 3), "id": f"{self.run}:{self.seq}",
                **{k: v for k, v in rec.items() if k not in ("t", "id")}}
         self.recent.append(rec)
-        self._write(json.dumps(rec, ensure_ascii=False, default=str) + "\n")
         for q in self.listeners:
             try:
                 q.put_nowait(rec)
             except asyncio.QueueFull:
                 pass  # a stalled cockpit tab misses lines; the file has them all
+        if self.path is not None and not self._broken:
+            self._buffer(rec)
         return rec
 
-    def _write(self, line: str) -> None:
-        if self.path is None or self._broken:
+    def _buffer(self, rec: dict[str, Any]) -> None:
+        """Hold the record's line for the next flush (now, with no event loop or a full buffer)."""
+        self._buffered.append(rec)
+        if self._timer is not None and len(self._buffered) < MAX_BUFFERED:
             return
-        data = line.encode()
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = None
+        if loop is None or len(self._buffered) >= MAX_BUFFERED:
+            self.flush()
+        else:
+            self._timer = loop.call_later(FLUSH_AFTER, self.flush)
+
+    def flush(self) -> None:
+        """Write every buffered line now (one `write`, or one per file when the log rotates in between)."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        recs, self._buffered = self._buffered, []
+        if not recs or self.path is None or self._broken:
+            return
+        chunk = bytearray()
         try:
             if self._file is None:
                 self._open()
-            elif self._size + len(data) > self.max_bytes and self._size > 0:
-                self._rotate()
-            assert self._file is not None
-            self._file.write(data)  # unbuffered: one write(2), on disk (page cache) before the call is answered
-            self._size += len(data)
+            for rec in recs:
+                data = (json.dumps(rec, ensure_ascii=False, default=str) + "\n").encode()
+                if self._size + len(chunk) + len(data) > self.max_bytes and self._size + len(chunk) > 0:
+                    self._put(chunk)
+                    chunk = bytearray()
+                    self._rotate()
+                chunk += data
+            self._put(chunk)
         except OSError as exc:
             self._broken = True
             log.warning("audit log disabled: cannot write %s: %s", self.path, exc)
+
+    def _put(self, chunk: bytearray) -> None:
+        if chunk:
+            assert self._file is not None
+            self._file.write(chunk)  # unbuffered: one write(2), in the page cache once flush() returns
+            self._size += len(chunk)
 
     def _open(self) -> None:
         assert self.path is not None
@@ -212,6 +253,8 @@ class Audit:
         self._open()
 
     def close(self) -> None:
+        """Write what is buffered and close the file (the app's shutdown)."""
+        self.flush()
         if self._file is not None:
             self._file.close()
             self._file = None

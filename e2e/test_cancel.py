@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from tests.support import McpSession, ok, open_page, text_of, wait_until
@@ -25,9 +23,8 @@ def era(request, bridge):
 
 
 def _cancelled_in_audit(bridge, tool: str, page_id: str) -> bool:
-    lines = (bridge.config_dir / "audit.jsonl").read_text().splitlines()
-    return any((r := json.loads(line)).get("tool") == tool and r.get("pageId") == page_id
-               and r.get("code") == "cancelled" for line in lines)
+    return any(r.get("tool") == tool and r.get("pageId") == page_id and r.get("code") == "cancelled"
+               for r in bridge.audit())
 
 
 @pytest.mark.parametrize("channel", ["ws", "sse"])

@@ -123,7 +123,7 @@ def test_a_consent_prompt_approved_in_the_cockpit_lets_page_exec_run(consent):
     card.locator("button[data-answer='Allow once']").click()
     assert ok(call.result(15))["result"] == "single page ok"
     app.locator("dbg-human .card.consent").wait_for(state="detached", timeout=5000)
-    decisions = [json.loads(line) for line in (proc.config_dir / "audit.jsonl").read_text().splitlines()]
+    decisions = proc.audit()
     assert [(r["decision"], r["via"]) for r in decisions if r["kind"] == "consent"] == [("Allow once", "cockpit")]
 
 
@@ -219,7 +219,7 @@ def test_a_dev_page_on_the_same_site_cannot_act_through_the_cockpit(context, coc
         } catch (e) { return 'blocked'; }
     }""", bridge.base)
     assert status in (403, "blocked")
-    assert "forged" not in (bridge.config_dir / "audit.jsonl").read_text()
+    assert "forged" not in bridge.audit(raw=True)
 
 
 def test_cockpit_responses_carry_a_strict_csp_and_an_httponly_strict_cookie_and_never_the_token(http, bridge):
@@ -253,11 +253,11 @@ def test_the_audit_log_has_one_line_per_tool_call_and_no_token_or_page_secret(co
     ]
     for name, args in calls:
         mcp.call(name, args)
-    records = [json.loads(line) for line in (bridge.config_dir / "audit.jsonl").read_text().splitlines()]
+    records = bridge.audit()
     mine = [r for r in records if r["kind"] == "tool" and r["pageId"] == app.page_id]
     assert [r["tool"] for r in mine] == [name for name, _ in calls]
     assert [r["outcome"] for r in mine] == ["ok", "ok", "ok", "ok", "error"]
     assert mine[-1]["code"] == "page_exception"
     assert all(isinstance(r["ms"], float | int) and r["ms"] >= 0 for r in mine)
-    raw = (bridge.config_dir / "audit.jsonl").read_text()
+    raw = bridge.audit(raw=True)
     assert bridge.token not in raw and page_secret not in raw and "s3cret-typed-value" not in raw

@@ -76,7 +76,7 @@ def assert_error_shape(response: httpx.Response, status: int, code: str | None =
 # ---- Host: DNS rebinding ----------------------------------------------------------------------
 
 ROUTES = [("POST", "/mcp"), ("POST", "/mcp/mcp"), ("POST", "/bridge/register"), ("GET", "/bridge/events"),
-          ("POST", "/bridge/result"), ("GET", "/bridge/sessions"), ("GET", "/bridge/health"),
+          ("POST", "/bridge/result"), ("GET", "/bridge/sessions"), ("GET", "/bridge/health"), ("POST", "/bridge/audit/flush"),
           ("GET", "/inject/dbg_client.js"), ("GET", "/demo"), ("GET", "/")]
 
 
@@ -269,6 +269,13 @@ def test_sessions_without_the_right_token_gets_401(bridge, http, value):
     response = http.get("/bridge/sessions", headers=headers)
     assert_error_shape(response, 401, "unauthorized")
     assert "pages" not in response.text
+
+
+@pytest.mark.parametrize("value", [None, "Bearer {token}x"])
+def test_flushing_the_audit_log_needs_the_token(bridge, http, value):
+    headers = {"Authorization": value.format(token=bridge.token)} if value is not None else {}
+    assert_error_shape(http.post("/bridge/audit/flush", headers=headers), 401, "unauthorized")
+    assert http.post("/bridge/audit/flush", headers=auth(bridge)).status_code == 204
 
 
 def test_the_right_token_opens_mcp_and_sessions(bridge, http, mcp):

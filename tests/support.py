@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import http.server
+import json
 import os
 import signal
 import socket
@@ -135,6 +136,16 @@ class BridgeProcess:
     @property
     def mcp_url(self) -> str:
         return self.base + "/mcp"
+
+    def audit(self, raw: bool = False) -> Any:
+        """The audit log's records (or its raw text), with every record made so far in it: the bridge writes lines
+        off the call's path, so it is asked to flush what it holds first (POST /bridge/audit/flush)."""
+        headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
+        response = httpx2.post(self.base + "/bridge/audit/flush", headers=headers, timeout=10)
+        assert response.status_code == 204, response.text
+        path = self.config_dir / "audit.jsonl"
+        text = path.read_text() if path.exists() else ""
+        return text if raw else [json.loads(line) for line in text.splitlines()]
 
     def client_js(self, **opts: str) -> str:
         query = "&".join(f"{k}={v}" for k, v in opts.items())

@@ -4,7 +4,6 @@ display" is a second Xvfb (with openbox and its own D-Bus) that the test starts;
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Iterator
 
@@ -83,7 +82,7 @@ def test_the_desktop_tab_shows_the_display_live_and_its_switch_grants_then_revok
         assert "[consent_required]" in refused(mcp.call("desktop_click", {"x": 5, "y": 5}))
         assert "[consent_required]" in refused(mcp.call("desktop_start_recording"))
 
-        lines = [json.loads(line) for line in (attached.config_dir / "audit.jsonl").read_text().splitlines()]
+        lines = attached.audit()
         human = [(r["action"], r.get("minutes")) for r in lines if r["kind"] == "cockpit"]
         assert human == [("desktop input granted", 5), ("desktop input revoked", None)]
         assert all(r["display"] == attached.env["DBG_DESKTOP_DISPLAY"] for r in lines if r["kind"] == "cockpit")

@@ -108,3 +108,33 @@ def test_page_secrets_are_redacted_among_ten_thousand_without_scanning_them_all(
     audit.tool_call("page_exec", {"code": f"fetch('/x/{one}/y')"}, 1, value=None)
     raw = (tmp_path / "audit.jsonl").read_text()
     assert one not in raw and "/x/<redacted>/y" in raw
+
+
+def test_inside_the_event_loop_lines_wait_for_a_flush_and_close_writes_what_is_left(tmp_path):
+    from bridge.audit import FLUSH_AFTER, MAX_BUFFERED
+
+    path = tmp_path / "audit.jsonl"
+
+    async def main():
+        audit = Audit(path)
+        audit.human("inbox", None, text="first")
+        audit.human("inbox", None, text="second")
+        held = path.exists() and path.read_text()
+        live = [r["text"] for r in audit.recent]  # the cockpit sees records at once
+        timer = audit._timer
+        due = timer.when() - asyncio.get_running_loop().time() if timer else None
+        audit.flush()
+        flushed = [r["text"] for r in lines(path)]
+        audit.human("inbox", None, text="third")
+        audit.close()  # the app's shutdown
+        closed = [r["text"] for r in lines(path)]
+        for n in range(MAX_BUFFERED):  # a full buffer is written without waiting for the timer
+            audit.human("inbox", None, text=f"m{n}")
+        full = len(lines(path))
+        audit.close()
+        return held, live, due, flushed, closed, full
+
+    held, live, due, flushed, closed, full = run_async(main())
+    assert not held and live == ["first", "second"] and due is not None and 0 < due <= FLUSH_AFTER
+    assert flushed == ["first", "second"] and closed == ["first", "second", "third"]
+    assert full == 3 + MAX_BUFFERED
