@@ -28,11 +28,22 @@ class Agent:
                 "firstCall": self.first, "lastCall": self.last, "lastTool": self.last_tool}
 
 
-def identity(ctx: Any) -> tuple[Any, str, str, str]:
+def era_and_session(ctx: Any) -> tuple[str | None, Any]:
+    """(protocol version, session) of a request context. An MCPServer Context's own properties each go through
+    pydantic's private-attribute lookup (a failed attribute lookup, then `__getattr__`: ~5 µs apiece on the reference
+    machine, several per tool call), so the SDK's request context behind it is read once, directly."""
+    private = getattr(ctx, "__pydantic_private__", None)
+    request = private.get("_request_context") if isinstance(private, dict) else None
+    if request is not None:
+        return request.protocol_version, request.session
+    return ctx.protocol_version, getattr(ctx, "session", None)
+
+
+def identity(ctx: Any, era_session: tuple[str | None, Any] | None = None) -> tuple[Any, str, str, str]:
     """(key, name, version, era) of the client behind a request context. A 2025-11-25 session is its SDK connection;
     a 2026-07-28 client has no session, so it is its name and version."""
-    era = ctx.protocol_version or "unknown"
-    session = getattr(ctx, "session", None)
+    version_, session = era_session or era_and_session(ctx)
+    era = version_ or "unknown"
     conn = getattr(session, "_connection", session)
     params = getattr(conn, "client_params", None)
     info = getattr(params, "client_info", None)
@@ -46,8 +57,8 @@ class Agents:
     def __init__(self) -> None:
         self._by_key: OrderedDict[Any, Agent] = OrderedDict()
 
-    def seen(self, ctx: Any, tool: str = "") -> Agent:
-        key, name, version, era = identity(ctx)
+    def seen(self, ctx: Any, tool: str = "", era_session: tuple[str | None, Any] | None = None) -> Agent:
+        key, name, version, era = identity(ctx, era_session)
         agent = self._by_key.get(key)
         if agent is None:
             agent = self._by_key[key] = Agent(name, version, era)

@@ -12,7 +12,7 @@ import anyio
 from mcp.shared.exceptions import MCPError
 from mcp.types import ClientCapabilities, SamplingCapability, SamplingMessage, TextContent
 
-from bridge.agents import Agents
+from bridge.agents import Agents, era_and_session
 
 log = logging.getLogger("bridge.clients")
 
@@ -43,13 +43,14 @@ class Clients:
 
     def seen(self, ctx: Any, tool: str = "") -> None:
         """Called on every tool call with the SDK's Context."""
-        self.agents.seen(ctx, tool)
+        era_session = era_and_session(ctx)
+        self.agents.seen(ctx, tool, era_session)
         self.calls += 1
         self.last_call = time.time()
-        version = ctx.protocol_version or ""
+        version, session = era_session
         if version and version < "2026":
-            key = id(getattr(ctx.session, "_connection", ctx.session))
-            self._sessions[key] = ctx.session
+            key = id(getattr(session, "_connection", session))
+            self._sessions[key] = session
             self._sessions.move_to_end(key)
             while len(self._sessions) > MAX_SESSIONS:
                 self._sessions.popitem(last=False)

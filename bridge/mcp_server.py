@@ -79,6 +79,7 @@ def build_server(dispatcher: Dispatcher, table: list[Tool] | None = None) -> MCP
         sdk_tool = SdkTool.from_function(tool.bind(dispatcher), name=tool.name, description=tool.description,
                                          annotations=tool.wire_annotations)
         sdk_tool.parameters = args_check.compact(sdk_tool.parameters)
+        sdk_tool.fn_metadata = args_check.Arguments.of(sdk_tool.fn_metadata)
         # published, not validated here (no output model): clients validate, tests check every tool's answers
         sdk_tool.fn_metadata.output_schema = OUTPUTS[tool.name]
         tools.append(sdk_tool)

@@ -4,8 +4,11 @@ error (field, what was expected, what came, what to do) for any argument that do
 from __future__ import annotations
 
 import json
+import types
+import typing
 from typing import Any
 
+from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
 from pydantic import ValidationError
 
 from bridge.errors import BridgeError
@@ -42,6 +45,70 @@ def compact(schema: Any) -> Any:
         if key in out:
             out[key] = compact(out[key])
     return out
+
+
+class Arguments(FuncMetadata):
+    """The SDK's argument handling for one tool (validated by the same pydantic model, so the same errors), with
+    what it redoes on every call worked out once at registration: which arguments may arrive as JSON text (the SDK
+    decodes a string sent for a list or object parameter, a workaround for clients that do so), and each field's
+    name on the way out.
+
+    A string parameter (`code`, `selector`, `pageId`, a `Literal` of strings) is never decoded: the SDK decodes any
+    string sent for a parameter not annotated plain `str`, so `str | None` lost `code: "[1, 2]"` (a valid JavaScript
+    expression: refused as not a string) and `code: "null"` (arrived as None)."""
+
+    @classmethod
+    def of(cls, meta: FuncMetadata) -> Arguments:
+        return cls(arg_model=meta.arg_model, output_schema=meta.output_schema, output_model=meta.output_model,
+                   wrap_output=meta.wrap_output)
+
+    def pre_parse_json(self, data: dict[str, Any]) -> dict[str, Any]:
+        decodable = _plan(self.arg_model)[0]
+        out = data
+        for key, value in data.items():
+            if isinstance(value, str) and key in decodable:
+                try:
+                    parsed = json.loads(value)
+                except (ValueError, RecursionError):
+                    continue
+                if not isinstance(parsed, str | int | float):  # as the SDK: "5" and '"x"' stay the text sent
+                    out = dict(out) if out is data else out
+                    out[key] = parsed
+        return out
+
+    def validate_arguments(self, arguments_to_validate: dict[str, Any]) -> dict[str, Any]:
+        model = self.arg_model.model_validate(self.pre_parse_json(arguments_to_validate))
+        values = model.__dict__
+        return {out: values[name] for name, out in _plan(self.arg_model)[1]}
+
+
+#: Per argument model: (the input keys whose string values may be JSON text, [(field name, name passed)]).
+_PLANS: dict[type, tuple[frozenset[str], list[tuple[str, str]]]] = {}
+
+
+def _plan(model: type) -> tuple[frozenset[str], list[tuple[str, str]]]:
+    plan = _PLANS.get(model)
+    if plan is None:
+        fields = model.model_fields  # type: ignore[attr-defined]
+        decodable = frozenset(key for name, info in fields.items() if not _text_only(info.annotation)
+                              for key in (name, info.alias or name))
+        plan = _PLANS[model] = (decodable, [(name, info.alias or name) for name, info in fields.items()])
+    return plan
+
+
+def _text_only(annotation: Any) -> bool:
+    """True for str, a Literal of strings, and either of them optional (or Annotated)."""
+    if annotation is str:
+        return True
+    origin = typing.get_origin(annotation)
+    if origin is typing.Annotated:
+        return _text_only(typing.get_args(annotation)[0])
+    if origin is typing.Literal:
+        return all(isinstance(v, str) for v in typing.get_args(annotation))
+    if origin is typing.Union or origin is types.UnionType:
+        rest = [a for a in typing.get_args(annotation) if a is not type(None)]
+        return bool(rest) and all(_text_only(a) for a in rest)
+    return False
 
 
 def unknown(tool: str, arguments: dict[str, Any], schema: dict[str, Any]) -> BridgeError | None:

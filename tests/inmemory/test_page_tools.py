@@ -32,6 +32,22 @@ def test_page_exec_sends_code_as_an_eval_frame_and_returns_the_pages_value(tmp_p
     run(go())
 
 
+def test_code_that_reads_as_json_reaches_the_page_as_the_text_sent(tmp_path: Path):
+    """The SDK decodes a string sent for any parameter not typed plain `str`: `[1, 2]` was refused and `null` became
+    None (bridge/tools/arguments.py Arguments). Parameters that are not text (`args`) still take JSON text."""
+    async def go():
+        async with bridge(tmp_path) as b:
+            conn = b.connect_page()
+            for code in ("[1, 2]", "{}", "null", '"x"', "12"):
+                await b.ok("page_exec", {"pageId": "5173/host", "code": code})
+                assert conn.execs("eval")[-1]["params"]["code"] == code
+            await b.ok("page_exec", {"pageId": "5173/host", "code": "args", "args": "[1, 2]"})
+            assert conn.execs("eval")[-1]["params"]["args"] == [1, 2]
+            await b.ok("page_find", {"pageId": "5173/host", "selector": '["a"]'})
+            assert conn.execs("find")[-1]["params"]["selector"] == '["a"]'
+    run(go())
+
+
 def test_page_exec_without_page_id_uses_the_only_live_page(tmp_path: Path):
     async def go():
         async with bridge(tmp_path) as b:
