@@ -284,20 +284,27 @@ class Dispatcher:
         except ConnectionError:
             pass
 
-    async def wait_reload(self, target: Target, before: object, timeout: float, grace: float = 1.0) -> bool:
-        """After a navigation was started: wait until the page is back on a new connection (True), or, if it never
-        left within `grace` seconds, conclude it navigated within the document (False). Bounded by `timeout`."""
+    async def wait_reload(self, target: Target, before: object, timeout: float, grace: float = 1.0,
+                          doc: str | None = None, leaves: bool | None = None) -> bool:
+        """After a navigation was started from document `doc` (on channel `before`): wait until another document is
+        back under the page's id on a new channel (True). One that stays: when the page said the navigation keeps
+        its document (`leaves` False) or could not tell (None), after `grace` seconds on the same channel, or on a new
+        channel as the same document (it reconnected: a 204, a download); when it said the document goes (`leaves`
+        True), only at `timeout` (a slow server must not pass for a navigation that went nowhere). False then."""
         async with reporting(f"page {target.page_id} to come back after navigating", timeout):
-            return await self._wait_reload(target, before, timeout, grace)
+            return await self._wait_reload(target, before, timeout, grace, doc, leaves)
 
-    async def _wait_reload(self, target: Target, before: object, timeout: float, grace: float) -> bool:
+    async def _wait_reload(self, target: Target, before: object, timeout: float, grace: float, doc: str | None,
+                           leaves: bool | None) -> bool:
         inst = target.inst
         deadline = time.monotonic() + timeout
         left_at = time.monotonic() + grace
         while True:
-            if inst.live and inst.conn is not before:
+            now = time.monotonic()
+            same_doc = doc is not None and inst.doc == doc
+            if inst.live and inst.conn is not before and not same_doc:
                 return True
-            if inst.live and inst.conn is before and inst.state == "live" and time.monotonic() > left_at:
+            if inst.live and leaves is not True and now > left_at and (inst.conn is before or same_doc):
                 return False
             if self.lookup(inst.id) is not inst:
                 raise errors.PageGone(f"Page {target.page_id} expired during the navigation. Call page_list.")
@@ -306,13 +313,14 @@ class Dispatcher:
                     f"Page {target.page_id} navigated to {went}, a page without the dbg-bridge client (or another "
                     "origin: then it is a new page in page_list), so it cannot answer. Navigate within the app, or "
                     "ask the human to go back; then call page_list.", code="page_lost")
-            now = time.monotonic()
             if now > deadline:
+                if inst.live and same_doc:
+                    return False  # the document that navigated is still the page's: the navigation went nowhere
                 raise errors.PageTimeout(
                     f"Page {target.page_id} did not come back within {timeout:g} s after navigating (a slow server, a "
                     "page without the client, or a download?). Check the tab, then call page_list."
                 )
-            wait = min(deadline, left_at if now < left_at else deadline) - now
+            wait = min(deadline, left_at if now < left_at and leaves is not True else deadline) - now
             if inst.left_at is not None and not inst.live:  # wake when it would count as lost
                 wait = min(wait, max(inst.left_at + LOST_GRACE + 0.05 - now, 0.01))
             try:

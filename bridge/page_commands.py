@@ -267,6 +267,10 @@ class NavigateResult(_Result):
     from_: str = Field(alias="from")
     action: str
     to: str | None = None
+    #: The document that took the command (the one it registered as); a new document registers as another.
+    doc: str | None = None
+    #: Whether the navigation replaces this document (None: the page cannot tell, e.g. back without Navigation API).
+    crossDocument: bool | None = None
 
 
 class NetworkRow(_Result):

@@ -116,6 +116,8 @@ class RegisterRequest(_Msg):
     frames: list[FrameInfo] = Field(default_factory=list, max_length=256)
     #: False while the document is still parsing (the frame list is not final yet).
     complete: bool = True
+    #: This document's identity (random, made at its boot): a navigation's new document registers with another.
+    doc: Annotated[str, Field(max_length=64)] | None = None
 
 
 class ErrorInfo(_Msg):

@@ -72,6 +72,8 @@ class Instance:
     #: Where the tab said it was navigating when it last left (bye), and when (monotonic); cleared when it is back.
     left_to: str | None = None
     left_at: float | None = None
+    #: The document that registered last under this id (its own random id; None for a client that sends none).
+    doc: str | None = None
     #: The eventIds of the page's latest events, oldest first: a retried event is taken once (bounded).
     events_seen: dict[str, None] = field(default_factory=dict, repr=False)
 
@@ -279,7 +281,7 @@ class Registry:
                                "still reserved; wait for them to expire (or forget them in the cockpit)")
 
     def _describe(self, inst: Instance, req: RegisterRequest) -> Instance:
-        inst.url, inst.title, inst.attach = req.url, req.title, req.attach
+        inst.url, inst.title, inst.attach, inst.doc = req.url, req.title, req.attach, req.doc
         inst.origin = inst.verified_origin or req.origin
         inst.frames = {f.frameId: f for f in req.frames}
         inst.frames_pending = not req.complete

@@ -164,6 +164,14 @@ def test_navigate_goes_to_a_page_and_back_under_the_same_page_id(tab):
     assert hashed["reloaded"] is False and hashed["url"].endswith("/app.html?e=" + tab.engine.name + "#about")
 
 
+def test_navigate_to_a_server_slower_than_the_leave_grace_answers_with_the_new_document(tab):
+    tab.load()
+    # held back 3.5 s by the server: Firefox drops the old document's channel as the navigation starts, and the old
+    # document reconnects after its 3 s grace; it must not pass for the new one
+    went = tab.call("page_navigate", url="/single.html?slow=3500")
+    assert went["reloaded"] and went["title"] == "single page" and went["url"] == tab.dev.url("/single.html?slow=3500")
+
+
 def test_console_reports_logs_errors_and_rejections_with_stacks(tab):
     tab.load()
     # the page's own code (an inline script), not code compiled by page_exec: see the README on Firefox
@@ -230,8 +238,9 @@ def test_a_navigation_that_goes_nowhere_leaves_the_page_connected(tab):
     tab.js("window.mark = 'stayed'; 1")
     # 204 No Content: the document stays. Firefox drops the channel anyway when the navigation starts; the client
     # waits for a pagehide that never comes, then reconnects by itself (README: Firefox and WebKit)
-    went = tab.call("page_navigate", url="/204")
+    went = tab.call("page_navigate", url="/204", timeout=5)  # no new document comes: it answers at the timeout
     assert went["pageId"] == tab.page_id and went["url"] == tab.url("/app.html") and went["title"] == "model app"
+    assert went["reloaded"] is False and "went nowhere" in went["note"]
     assert tab.js("window.mark") == "stayed"
     assert tab.row()["state"] == "live"
 

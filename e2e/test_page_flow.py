@@ -69,6 +69,14 @@ def test_navigate_keeps_the_page_id_and_reports_where_it_landed(app, dev, mcp):
     assert hash_nav["reloaded"] is False and hash_nav["url"].endswith("/app.html#about")
 
 
+def test_navigate_to_a_slow_server_answers_with_the_new_document_never_the_old_one(app, dev, mcp):
+    # the new document's answer is held back 1.5 s by the server: the old document stays up, live, meanwhile
+    went = ok(mcp.call("page_navigate", {"pageId": app.page_id, "url": "/single.html?slow=1500"}))
+    assert went["reloaded"] and went["url"] == dev.url("/single.html?slow=1500") and went["title"] == "single page"
+    back = ok(mcp.call("page_navigate", {"pageId": app.page_id, "action": "back"}))
+    assert back["reloaded"] and back["url"] == dev.url("/app.html") and back["title"] == "model app"
+
+
 def test_screenshot_of_a_page_without_the_extension_says_how_to_get_one(app, mcp):
     res = mcp.call("page_screenshot", {"pageId": app.page_id})
     assert res.is_error and "[not_available]" in text_of(res) and "plugins/extension" in text_of(res)

@@ -25,7 +25,7 @@
  * @typedef {{text?: string | null, exact?: boolean, selector?: string | null, ref?: string | null, url?: string | null, networkIdle?: boolean, state?: 'visible' | 'hidden' | 'enabled', timeout?: number}} WaitParams
  * @typedef {{met: boolean, ms: number, value?: any}} WaitResult
  * @typedef {{action?: 'goto' | 'back' | 'forward' | 'reload', url?: string | null}} NavigateParams
- * @typedef {{from: string, action: string, to?: string | null}} NavigateResult
+ * @typedef {{from: string, action: string, to?: string | null, doc?: string | null, crossDocument?: boolean | null}} NavigateResult
  * @typedef {{since?: number, filter?: string | null, failedOnly?: boolean, id?: number | null, resources?: boolean, limit?: number}} NetworkParams
  * @typedef {{id?: number | null, kind: string, method?: string | null, url: string, status?: number | null, ms?: number | null, size?: number | null, error?: string | null, pending?: boolean | null}} NetworkRow
  * @typedef {{requests?: Array<NetworkRow> | null, cursor?: number | null, more?: boolean | null, inflight?: number | null, resources?: Array<Record<string, any>> | null, request?: Record<string, any> | null}} NetworkResult

@@ -14,6 +14,19 @@ function sliceTree(id, text, from, maxResult) {
   return { snapshotId: id, tree, chars: text.length, from, next };
 }
 
+/** Whether a navigation will replace this document: a reload does, a goto does unless only the fragment changes,
+ * back/forward as the Navigation API's history entry says (null where it cannot tell: no Navigation API, or an entry
+ * of another origin). @param {string} action @param {string} url @returns {boolean|null} */
+function leavesDocument(action, url) {
+  if (action === 'reload') return true;
+  const bare = (/** @type {string} */ u) => u.replace(/#.*$/, '');
+  if (action === 'goto') return !(url.includes('#') && bare(url) === bare(location.href));
+  const nav = /** @type {any} */ (window).navigation;
+  if (!nav || !nav.currentEntry || typeof nav.entries !== 'function') return null;
+  const entry = nav.entries()[nav.currentEntry.index + (action === 'back' ? -1 : 1)];
+  return entry ? !entry.sameDocument : null;
+}
+
 /** Every command, typed by the params and results generated from bridge/page_commands.py (command_types.js).
  * @type {{[K in CommandName]: (params: CommandParams[K], ctx: CommandContext) => Promise<CommandResults[K]>}} */
 const COMMANDS = {
@@ -200,14 +213,16 @@ const COMMANDS = {
     const action = String(params.action || 'goto');
     const url = params.url ? new URL(String(params.url), location.href).href : '';
     if (action === 'goto' && !url) throw new DbgError('bad_arguments', 'goto needs a url.');
-    // Answer first, navigate a moment later: the bridge then waits for this tab to come back under its pageId.
+    // Answer first, navigate a moment later: the bridge then waits for this tab to come back under its pageId, as a
+    // document other than this one (doc) when the navigation leaves it (crossDocument; null: cannot tell).
+    const crossDocument = leavesDocument(action, url);
     setTimeout(() => {
       if (action === 'reload') location.reload();
       else if (action === 'back') history.back();
       else if (action === 'forward') history.forward();
       else location.href = url;
     }, 20);
-    return { from: location.href, action, to: url || null };
+    return { from: location.href, action, to: url || null, doc: DOC_ID, crossDocument };
   },
   async network(params) {
     if (params.id != null) {

@@ -38,7 +38,7 @@ const EVENT_OUTBOX_MAX = 200;
  *            crossOrigin: boolean, ready: boolean}} FrameInfo
  * @typedef {{v: number, instanceId: string|null, secret: string|null, reclaim: boolean, url: string,
  *            title: string, origin: string, port: number|null, attach: string, frames: FrameInfo[],
- *            complete: boolean}} RegisterRequest
+ *            complete: boolean, doc: string}} RegisterRequest
  * @typedef {{type: 'registered', v: number, instanceId: string, secret: string, ttl: number,
  *            heartbeat: number, maxResult: number, renamed: boolean}} RegisterReply
  * Generated from bridge/protocol.py COMMAND_TABLE by `python scripts/gen_docs.py`; do not edit.

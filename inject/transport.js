@@ -8,6 +8,9 @@ const delay = (ms) => new Promise((r) => setTimeout(r, ms));
 /** How long a document that is navigating away waits for its pagehide before it reconnects after all (a navigation
  *  that ends in a download or a 204 leaves the document in place). */
 const LEAVE_GRACE_MS = 3000;
+/** This document's identity, sent on every register: the bridge tells the document that asked for a navigation from
+ * the one it brought (the same tab id answers for both), so a slow new document is waited for, never mistaken. */
+const DOC_ID = Array.from(crypto.getRandomValues(new Uint8Array(9)), (b) => (b % 36).toString(36)).join('');
 
 class BridgeClient {
   /** @param {string} base @param {{channel: string, attach: string, shard: string, frames: () => FrameInfo[], onExec: (f: ExecFrame) => void,
@@ -94,6 +97,7 @@ class BridgeClient {
       attach: this.opts.attach,
       frames: this.opts.frames(),
       complete: document.readyState !== 'loading',
+      doc: DOC_ID,
     };
     const res = await fetch(this.base + '/bridge/register', {
       method: 'POST', body: JSON.stringify(req), headers: { 'Content-Type': 'text/plain' }, cache: 'no-store',

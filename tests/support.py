@@ -156,7 +156,8 @@ class _PageHandler(http.server.SimpleHTTPRequestHandler):
     """Serves e2e/pages with {{CLIENT}} replaced by the bridge's client URL (query `channel=` passes on).
 
     A page named *.csp.html is served with a Content-Security-Policy that forbids eval; /204 answers 204 No Content
-    (a navigation there leaves the page where it is).
+    (a navigation there leaves the page where it is); `slow=MS` holds a page's answer back MS milliseconds (a slow
+    server: the old document stays up meanwhile).
     """
 
     client_url: str = ""
@@ -179,6 +180,8 @@ class _PageHandler(http.server.SimpleHTTPRequestHandler):
         if not file.is_file() or file.suffix != ".html":
             return super().do_GET()
         params = dict(p.partition("=")[::2] for p in query.split("&") if p)
+        if params.get("slow", "").isdigit():
+            time.sleep(min(int(params["slow"]), 10_000) / 1000)  # the server's own delay, not a test's wait
         client = self.client_url + (f"?channel={params['channel']}" if params.get("channel") else "")
         body = file.read_text().replace("{{CLIENT}}", client).replace("{{OTHER}}", params.get("other", ""))
         data = body.encode()

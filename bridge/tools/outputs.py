@@ -80,7 +80,7 @@ OUTPUTS: dict[str, dict[str, Any]] = {
     "page_find": of_page(m.FindResult),
     "page_act": of_page(m.ActResult),
     "page_wait": of_page(m.WaitResult),
-    "page_navigate": obj(pageId="str", reloaded="bool", url="str", title="str"),
+    "page_navigate": obj("note:str", pageId="str", reloaded="bool", url="str", title="str"),
     "page_console": of_page(m.ConsoleResult),
     "page_network": of_page(m.NetworkResult),
     "page_source": of_page(m.SourceResult),

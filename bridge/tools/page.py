@@ -249,23 +249,31 @@ async def page_navigate(
     url: Annotated[str | None, Field(description="For goto; may be relative.")] = None,
     timeout: WaitTimeout = 20,
 ) -> dict[str, Any]:
-    """Navigate, then return once the page is back under its pageId, with its URL and title."""
+    """Navigate, then return once the new document is back under the pageId, with its URL and title."""
     params = {"action": action, "url": url}
     await page.guard("navigate", params, timeout)  # asks first when leaving the page's verified origin
+    doc = page.document
     # the connection that carried the command, not the one before it: a page that was reconnecting when the call
     # came would otherwise count its own reconnection as the navigation's new document
     try:
-        await page.call("navigate", params, timeout)
+        sent = await page.call("navigate", params, timeout)
         before = page.connection
     except errors.PageGone as exc:
         # it left before its answer arrived (Firefox drops an SSE stream, and the answer's POST with it, as the
         # navigation starts): the navigation is under way, and the old channel is gone already
         if not exc.dispatched:
             raise
-        before = None
-    reloaded = await page.wait_reload(before, timeout)
+        sent, before = {}, None
+    doc = sent.get("doc") or doc  # the document that took the command: the navigation's answer is another one
+    leaves = sent.get("crossDocument")
+    reloaded = await page.wait_reload(before, timeout, doc, leaves)
     where = await page.call("location", {}, timeout)
-    return {"pageId": page.page_id, "reloaded": reloaded, "url": where["href"], "title": where["title"]}
+    out = {"pageId": page.page_id, "reloaded": reloaded, "url": where["href"], "title": where["title"]}
+    if leaves and not reloaded:
+        out["note"] = (f"No new document came within {timeout:g} s: the navigation went nowhere (a 204 answer, a "
+                       "download) or the server is slower than that; the page is still the one above. Retry with a "
+                       "larger timeout if it is slow.")
+    return out
 
 
 async def page_console(

@@ -65,9 +65,16 @@ class Page:
     def forget_question(self, question: Any) -> None:
         self._d.questions.forget(question)
 
-    async def wait_reload(self, before: object, timeout: float) -> bool:
-        """After starting a navigation: True once the tab is back on a new channel, False if it never left."""
-        return await self._d.wait_reload(self.target, before, timeout)
+    async def wait_reload(self, before: object, timeout: float, doc: str | None = None,
+                          leaves: bool | None = None) -> bool:
+        """After starting a navigation from document `doc`: True once another document is back under this page's
+        id on a new channel, False if the navigation kept (or left it at) that document."""
+        return await self._d.wait_reload(self.target, before, timeout, doc=doc, leaves=leaves)
+
+    @property
+    def document(self) -> str | None:
+        """The identity of the page's document as it last registered (None for a client that sends none)."""
+        return self.target.inst.doc
 
     def first_time(self, note: str) -> bool:
         """True the first time the calling agent is told `note` (notes are said once per session, not per answer)."""
