@@ -253,7 +253,20 @@ class Registry:
                         verified_origin=origin)
         self.instances[inst.id] = inst
         self._ids_changed()
+        if asked is not None:
+            log.info("page %s asked for id %s but gets a new one: %s", inst.id, asked, self._why_not(asked, req, origin))
         return self._describe(inst, req), asked is not None
+
+    def _why_not(self, asked: str, req: RegisterRequest, origin: str) -> str:
+        """Why a register that named an id did not get it (for the log: a renamed tab loses its calls' pageId)."""
+        held = self.instances.get(asked)
+        if held is None:
+            return "that id is not this origin's to take"
+        if held.verified_origin != origin:
+            return "another origin holds it"
+        if not req.secret or not held.secret or not hmac.compare_digest(held.secret.encode(), req.secret.encode()):
+            return "wrong secret"
+        return "a live tab holds it and this register did not reclaim it (a duplicated tab)"
 
     def adopt(self, instance_id: str, secret: str, origin: str, req: RegisterRequest) -> Instance:
         """Cluster mode: the id was claimed cluster-wide; hold it here (the same object if we already do)."""

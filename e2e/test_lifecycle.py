@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from collections.abc import Iterator
@@ -70,6 +71,29 @@ def test_two_tabs_of_the_same_dev_server_get_distinct_page_ids(context, dev, mcp
     b.evaluate("window.__tab = 'B'")
     got = mcp.call_many([("page_exec", {"pageId": p, "code": "window.__tab"}) for p in (pid_a, pid_b)])
     assert [ok(g)["result"] for g in got] == ["A", "B"]
+
+
+def test_a_reload_claims_its_id_even_before_the_old_document_said_it_was_leaving(context, dev, mcp):
+    """A reloaded document's first register claims its id back: an SSE page's bye is a beacon that can reach the
+    bridge after that register, while the old stream still looks live; unclaimed, the tab was taken for a
+    duplicate and renamed (bench/faults.py once: 315 calls to the old pageId waited 10 s each in vain). The claim
+    holds with the leaving mark pagehide writes, and for a reload even without it."""
+    page, pid = _open(context, dev.url("/single.html?channel=sse"))
+    claims: list[bool] = []
+
+    def register(route):
+        claims.append(json.loads(route.request.post_data or "{}").get("reclaim"))
+        route.continue_()
+
+    page.route("**/bridge/register", register)
+    page.reload()
+    page.wait_for_function(CONNECTED, timeout=10000)
+    # The next document finds no leaving mark, as when the old document's pagehide runs late.
+    page.add_init_script("sessionStorage.removeItem('__dbg_leaving')")
+    page.reload()
+    page.wait_for_function(CONNECTED, timeout=10000)
+    assert claims == [True, True], claims
+    assert page.evaluate("window.__dbg.pageId") == pid
 
 
 def test_a_duplicated_tab_gets_a_fresh_page_id_and_the_original_keeps_its_own(context, dev, mcp):

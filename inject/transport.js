@@ -12,6 +12,16 @@ const LEAVE_GRACE_MS = 3000;
  * the one it brought (the same tab id answers for both), so a slow new document is waited for, never mistaken. */
 const DOC_ID = Array.from(crypto.getRandomValues(new Uint8Array(9)), (b) => (b % 36).toString(36)).join('');
 
+/** How this document was reached ('navigate', 'reload', 'back_forward', 'prerender'), '' when unknown. */
+function navigationType() {
+  try {
+    const nav = /** @type {PerformanceNavigationTiming|undefined} */ (performance.getEntriesByType('navigation')[0]);
+    return nav ? nav.type : '';
+  } catch (_) {
+    return '';
+  }
+}
+
 class BridgeClient {
   /** @param {string} base @param {{channel: string, attach: string, shard: string, frames: () => FrameInfo[], onExec: (f: ExecFrame) => void,
    *   onCancel?: (f: CancelFrame) => void}} opts */
@@ -20,8 +30,10 @@ class BridgeClient {
     this.opts = opts;
     /** @type {'idle'|'connecting'|'connected'|'stopped'} */ this.state = 'idle';
     /** @type {''|'ws'|'sse'} */ this.channel = '';
-    /** @type {{instanceId: string, secret: string}|null} */ this.id = this.loadId();
+    /** A reloaded or returning document claims its id back (sessionStorage says so): set by loadId(), kept after a
+     * register. */
     this.reclaim = false;
+    /** @type {{instanceId: string, secret: string}|null} */ this.id = this.loadId();
     this.maxResult = 512000;
     /** @type {WebSocket|null} */ this.ws = null;
     /** @type {EventSource|null} */ this.es = null;
@@ -44,7 +56,11 @@ class BridgeClient {
   loadId() {
     try {
       const raw = sessionStorage.getItem(STORAGE_KEY);
-      this.reclaim = sessionStorage.getItem(LEAVING_KEY) === '1';
+      // The claim matters when the bridge still sees the old document's channel as live (an SSE page's bye is a
+      // beacon that can arrive after the new document's register): without it the tab is taken for a duplicated
+      // one and renamed, and calls to its pageId wait for it in vain. A reload is this tab's own document coming
+      // back even if no leaving mark was written (the old document's pagehide did not run, or ran late).
+      this.reclaim = sessionStorage.getItem(LEAVING_KEY) === '1' || navigationType() === 'reload';
       sessionStorage.removeItem(LEAVING_KEY);
       const v = raw ? JSON.parse(raw) : null;
       return v && typeof v.instanceId === 'string' && typeof v.secret === 'string' ? v : null;
