@@ -305,6 +305,9 @@ class SourceResult(_Result):
     via: str
     components: list[str]
     note: str | None = None
+    #: Where a position taken from a stack is in the compiled code ({url, line, column}); the page adds that
+    #: module's source map ({url, sources, sourceRoot, mappings}) for the bridge to map it back (bridge/sourcemap.py).
+    generated: dict[str, Any] | None = None
 
 
 class HighlightResult(_Result):

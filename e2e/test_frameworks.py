@@ -164,6 +164,32 @@ def test_page_source_maps_the_counter_button_to_its_line_in_the_app_component(fw
     assert src["components"][0] == "App", src  # the component chain still comes from the framework
 
 
+@pytest.fixture(scope="module")
+def plain_vite(request, bridge, tmp_path_factory) -> Iterator[ViteApp]:
+    """The app with our plugin injecting the client only (`sourceAttributes: false`): no data-dbg-source anywhere."""
+    server = ViteApp(request.param, tmp_path_factory.mktemp("vite-plain"), bridge.client_js(),
+                     source_attributes=False).start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.mark.parametrize("plain_vite", ["react", "react-vite8"], indirect=True)
+def test_without_our_transform_react_19_maps_the_counter_to_its_line_through_the_dev_servers_source_map(
+        plain_vite, context, mcp):
+    page = context.new_page()
+    page.goto(plain_vite.url())
+    page.wait_for_function(CONNECTED + " && !!document.getElementById('counter')", timeout=20000)
+    assert page.evaluate("document.querySelectorAll('[data-dbg-source]').length") == 0
+    src = ok(mcp.call("page_source", {"pageId": page.evaluate("window.__dbg.pageId"), "selector": "#counter"}))
+    # React 19's _debugStack names the compiled module's line; its source map (from the dev server) the written one
+    assert src["via"] == "react" and src["components"][0] == "App", src
+    assert (src["file"], src["line"], src["column"]) == COUNTER_SOURCE[plain_vite.name], src
+    assert src["generated"]["url"] == plain_vite.url("/src/App.jsx") and "note" not in src, src
+    assert (src["generated"]["line"], src["generated"]["column"]) != COUNTER_SOURCE[plain_vite.name][1:], src
+
+
 @on_vite7_and_8
 def test_a_production_build_contains_no_client_and_no_source_attributes(vite):
     dist = vite.build()

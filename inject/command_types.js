@@ -30,7 +30,7 @@
  * @typedef {{id?: number | null, kind: string, method?: string | null, url: string, status?: number | null, ms?: number | null, size?: number | null, error?: string | null, pending?: boolean | null}} NetworkRow
  * @typedef {{requests?: Array<NetworkRow> | null, cursor?: number | null, more?: boolean | null, inflight?: number | null, resources?: Array<Record<string, any>> | null, request?: Record<string, any> | null}} NetworkResult
  * @typedef {{ref?: string | null, selector?: string | null}} ElementParams
- * @typedef {{ref: string, element: string, file?: string | null, line?: number | null, column?: number | null, via: string, components: Array<string>, note?: string | null}} SourceResult
+ * @typedef {{ref: string, element: string, file?: string | null, line?: number | null, column?: number | null, via: string, components: Array<string>, note?: string | null, generated?: Record<string, any> | null}} SourceResult
  * @typedef {{refs?: Array<string> | null, selector?: string | null, label?: string | null, durationMs?: number, clear?: boolean}} HighlightParams
  * @typedef {{highlighted?: Array<string> | null, cleared?: number | null}} HighlightResult
  * @typedef {{questionId?: string | null, kind?: 'confirm' | 'choice' | 'text' | 'pick' | 'consent' | null, text?: string | null, choices?: Array<string> | null, detail?: string | null, dismiss?: string | null}} AskParams

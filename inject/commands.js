@@ -248,7 +248,9 @@ const COMMANDS = {
     if (params.ref || params.selector) el = target(params);
     else el = /** @type {any} */ (window).__dbgSelected;
     if (!el) throw new DbgError('bad_target', 'Give ref or selector (no element has been selected by the human yet).');
-    return Object.assign({ ref: refs.of(el), element: describeElement(el) }, sourceOf(el));
+    const out = Object.assign({ ref: refs.of(el), element: describeElement(el) }, sourceOf(el));
+    if (out.generated) out.generated.map = await sourceMapOf(out.generated.url);
+    return out;
   },
   async highlight(params) {
     if (params.clear) return { cleared: overlay.clear() };

@@ -14,19 +14,23 @@ function appFrame(stack) {
     if (!m || /node_modules|\/@vite\/|\/@react-refresh|react-dom|react_jsx|chunk-|dbg_client\.js/.test(m[1])) continue;
     let file = m[1];
     try { const u = new URL(file); file = u.pathname; } catch (_) { /* keep */ }
-    return { file, line: Number(m[2]), column: Number(m[3]) };
+    return { file, line: Number(m[2]), column: Number(m[3]), url: m[1] };
   }
   return null;
 }
 
 /** Where el comes from: file:line:col when known, how it was found (`via`), and its components from inside out.
- * @param {Element} el @returns {{file: string|null, line: number|null, column: number|null, via: string, components: string[], note?: string}} */
+ * A position taken from a stack is in the code the dev server compiled: `generated` says where (the `source`
+ * command adds that module's source map, and the bridge maps it back to the file as written).
+ * @param {Element} el @returns {SourceInfo} */
 function sourceOf(el) {
   /** @type {{file: string, line: number|null, column: number|null}|null} */
   let loc = null;
   let via = 'unknown';
   /** @type {string[]} */
   const components = [];
+  /** @type {{url: string, line: number, column: number}|null} */
+  let generated = null;
   /** @type {Element|null} */
   let attr = null;
   for (let at = /** @type {Element|null} */ (el); at && !attr; at = hostOf(at)) attr = at.closest('[data-dbg-source]');
@@ -39,7 +43,7 @@ function sourceOf(el) {
       const name = t && typeof t !== 'string' ? (t.displayName || t.name || (t.render && (t.render.displayName || t.render.name))) : '';
       if (name && components[components.length - 1] !== name) components.push(name);
       if (!loc && f._debugSource) { loc = { file: f._debugSource.fileName, line: f._debugSource.lineNumber, column: f._debugSource.columnNumber || null }; via = 'react'; }
-      if (!loc && f._debugStack && f._debugStack.stack) { const fr = appFrame(f._debugStack.stack); if (fr) { loc = fr; via = 'react'; } }
+      if (!loc && f._debugStack && f._debugStack.stack) { const fr = appFrame(f._debugStack.stack); if (fr) { loc = fr; via = 'react'; generated = { url: fr.url, line: fr.line, column: fr.column }; } }
     }
     if (via === 'unknown' && components.length) via = 'react';
   }
@@ -56,8 +60,9 @@ function sourceOf(el) {
   const svelte = anyEl.__svelte_meta;
   // Svelte 5's loc.line is already 1-based (its column 0-based, like Babel's)
   if (!loc && svelte && svelte.loc) { loc = { file: svelte.loc.file, line: svelte.loc.line, column: svelte.loc.column + 1 }; via = 'svelte'; }
-  /** @type {{file: string|null, line: number|null, column: number|null, via: string, components: string[], note?: string}} */
+  /** @type {SourceInfo} */
   const out = { file: loc ? loc.file : null, line: loc ? loc.line : null, column: loc ? loc.column : null, via, components };
+  if (generated) out.generated = generated;
   if (via === 'unknown' || via === 'attribute') {
     const hosts = customElementChain(el);
     if (hosts.length) {
@@ -72,6 +77,40 @@ function sourceOf(el) {
     }
   }
   return out;
+}
+
+/** @typedef {{file: string|null, line: number|null, column: number|null, via: string, components: string[], note?: string,
+ *   generated?: {url: string, line: number, column: number, map?: SourceMapPart|null}}} SourceInfo
+ * @typedef {{url: string, sources: string[], sourceRoot?: string, mappings: string}} SourceMapPart */
+
+/** Characters of a source map's `mappings` sent to the bridge at most (a dev server's per-module maps are far smaller). */
+const MAX_MAPPINGS = 200000;
+
+/** The source map of a compiled module as its server gives it (inline, or the file its sourceMappingURL names), without
+ * the sources' text: null when there is none, or it is too big to send. Same-origin fetches, from the cache when it can.
+ * @param {string} url @returns {Promise<SourceMapPart|null>} */
+async function sourceMapOf(url) {
+  try {
+    const res = await fetch(url, { cache: 'force-cache', credentials: 'same-origin' });
+    if (!res.ok) return null;
+    const code = await res.text();
+    const at = code.lastIndexOf('sourceMappingURL=');
+    if (at < 0) return null;
+    const ref = code.slice(at + 17).split(/\s/)[0];
+    let map;
+    const inline = /^data:application\/json[^,]*;base64,(.*)$/.exec(ref);
+    if (inline) map = JSON.parse(new TextDecoder().decode(Uint8Array.from(atob(inline[1]), (c) => c.charCodeAt(0))));
+    else {
+      const file = await fetch(new URL(ref, url).href, { cache: 'force-cache', credentials: 'same-origin' });
+      if (!file.ok) return null;
+      map = await file.json();
+      url = new URL(ref, url).href;
+    }
+    if (!map || typeof map.mappings !== 'string' || !Array.isArray(map.sources) || map.mappings.length > MAX_MAPPINGS) return null;
+    return { url, sources: map.sources.map(String), sourceRoot: typeof map.sourceRoot === 'string' ? map.sourceRoot : undefined, mappings: map.mappings };
+  } catch (_) {
+    return null; // no map: the bridge says the position is the compiled one
+  }
 }
 
 /** The shadow host of el's tree, or null in the document. @param {Element} el @returns {Element|null} */

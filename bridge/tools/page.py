@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 from mcp.types import CallToolResult, ImageContent, TextContent
 from pydantic import Field
 
-from bridge import artifacts, errors
+from bridge import artifacts, errors, sourcemap
 from bridge.dispatch import Dispatcher
 from bridge.protocol import COMMANDS
 from bridge.tools.base import Tool, acting, read_only
@@ -336,7 +336,7 @@ async def page_source(
     """Source file:line:col and components of an element (default: the one the human picked)."""
     page, ref = page.for_ref(ref)
     out = await page.call("source", {"ref": ref, "selector": selector}, QUICK)
-    return {"pageId": page.page_id, **out}
+    return {"pageId": page.page_id, **sourcemap.apply(out)}
 
 
 async def page_highlight(

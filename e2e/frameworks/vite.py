@@ -53,8 +53,11 @@ def npm_install(app_dir: Path, timeout: float = 300) -> float:
 class ViteApp:
     """`vite` (the dev server, HMR on) serving a copy of one app on 127.0.0.1, with the dbg client injected."""
 
-    def __init__(self, name: str, work: Path, client_url: str) -> None:
+    def __init__(self, name: str, work: Path, client_url: str, source_attributes: bool = True) -> None:
+        """`source_attributes=False` runs the plugin with `sourceAttributes: false` (it only injects the client), as
+        an app without our plugin's transform."""
         self.name, self.client_url = name, client_url
+        self.source_attributes = source_attributes
         self.src = APPS[name]
         self.root = work / name
         self.port = 0
@@ -65,6 +68,9 @@ class ViteApp:
     def start(self, timeout: float = 60) -> ViteApp:
         self.install_s = npm_install(self.src)
         shutil.copytree(self.src, self.root, ignore=shutil.ignore_patterns("node_modules"), dirs_exist_ok=True)
+        if not self.source_attributes:
+            config = self.root / "vite.config.js"
+            config.write_text(config.read_text().replace("dbgBridge({ bridge,", "dbgBridge({ bridge, sourceAttributes: false,"))
         # a node_modules of its own whose entries link to the installed ones: Vite's dep cache (node_modules/.vite)
         # stays private to this copy, and its path still says node_modules (so plugin-react's Babel skips it)
         modules = self.root / "node_modules"
