@@ -60,6 +60,18 @@ def test_a_result_finished_while_the_tab_is_offline_arrives_once_it_is_back(br, 
     assert ok(res)["result"] == "/single.html", text_of(res)
 
 
+@pytest.mark.parametrize("channel", ["ws", "sse"])
+def test_the_result_of_code_that_reloads_its_own_page_still_arrives(br, site, client, context, channel):
+    """A result POST (SSE) is a keepalive fetch only once its document is leaving (Chromium routes keepalive fetches
+    through its browser process, ~1 ms of CPU per call); the navigation's start makes it one. On loopback the POST
+    usually lands before the reload commits either way, so this guards the outcome, not which fetch carried it."""
+    page = open_page(context, site.url(f"/single.html?channel={channel}"))
+    assert page.evaluate("window.__dbg.status().channel") == channel
+    for n in range(3):  # each call waits (bounded) for the page the last one reloaded
+        res = client.call("page_exec", {"pageId": page.page_id, "code": f"(location.reload(), 'sent {n}')", "timeout": 10})
+        assert ok(res)["result"] == f"sent {n}", text_of(res)
+
+
 UNACKED_EVENTS = "window.__dbg.status().unacked.filter((e) => e.key.startsWith('e:'))"
 
 

@@ -224,6 +224,7 @@ class BridgeClient {
    */
   leaving() {
     this.leavingUntil = Date.now() + LEAVE_GRACE_MS;
+    this.resendForUnload();
   }
 
   /** @param {string} text */
@@ -296,10 +297,28 @@ class BridgeClient {
       return;
     }
     // No WebSocket (SSE, or the socket is reconnecting): POST it; the bridge takes results and events on either path.
-    const body = JSON.stringify(Object.assign({ instanceId: this.id.instanceId, secret: this.id.secret }, entry.msg));
-    fetch(this.postBase + '/bridge/result', { method: 'POST', body, headers: { 'Content-Type': 'text/plain' }, keepalive: body.length < 60000 })
-      .then((res) => { if (res.status < 500) this.acked(key); else retry(RESULT_RETRY_MS); },
-        () => retry(RESULT_RETRY_MS)); // offline, or the bridge is restarting
+    void this.post(entry, this.leavingUntil > Date.now()).then((ok) => { if (!ok) retry(RESULT_RETRY_MS); });
+  }
+
+  /**
+   * POST one outbox message; true once the bridge answered anything but a 5xx (that acknowledges it). `keepalive`
+   * lets the request outlive this document, but Chromium routes such a fetch through its browser process (~1 ms more
+   * of its CPU per call), so it is used only once this document is leaving: see resendForUnload().
+   * @param {OutboxEntry} entry @param {boolean} keep @returns {Promise<boolean>}
+   */
+  post(entry, keep) {
+    const id = /** @type {{instanceId: string, secret: string}} */ (this.id);
+    const body = JSON.stringify(Object.assign({ instanceId: id.instanceId, secret: id.secret }, entry.msg));
+    return fetch(this.postBase + '/bridge/result', { method: 'POST', body, headers: { 'Content-Type': 'text/plain' }, keepalive: keep && body.length < 60000 })
+      .then((res) => { if (res.status < 500) this.acked(entry.key); return res.status < 500; },
+        () => false); // offline, or the bridge is restarting
+  }
+
+  /** This document is going away: POST again, with keepalive, what the bridge has not acknowledged (a POST in flight
+   *  without keepalive is cancelled with the document; the bridge acknowledges a copy and takes it once). */
+  resendForUnload() {
+    if (!this.id || (this.ws && this.ws.readyState === WebSocket.OPEN)) return;
+    for (const entry of Array.from(this.outbox.values())) void this.post(entry, true);
   }
 
   /** Send one message up once, best effort (frame lists: the next connect sends them again): on the WebSocket, else
@@ -321,6 +340,7 @@ class BridgeClient {
     this.gen++; // this document is done: no reconnect from it (pageshow from the back/forward cache reconnects)
     try { sessionStorage.setItem(LEAVING_KEY, '1'); } catch (_) { /* storage off */ }
     if (!this.id) return;
+    this.resendForUnload();
     if (this.ws && this.ws.readyState === WebSocket.OPEN) {
       this.ws.send(JSON.stringify({ type: 'bye', to: this.leavingTo }));
       return;
