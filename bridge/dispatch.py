@@ -260,8 +260,13 @@ class Dispatcher:
         """Wait for the answer to a sent frame until `deadline` (monotonic); a timeout or a cancellation tells the
         page the call is over."""
         inst = target.inst
+        future = waiter.future
+        loop = asyncio.get_running_loop()
+        # A timer that fails the waiter's own future: what asyncio.wait_for does, without its second future and
+        # callbacks per call.
+        timer = loop.call_at(loop.time() + max(deadline - time.monotonic(), 0.001), _expire, future)
         try:
-            return await asyncio.wait_for(waiter.future, max(deadline - time.monotonic(), 0.001))
+            return await future
         except TimeoutError:
             self.spawn(self._cancel(inst, waiter.request_id, target.frame_id, "timeout"))
             raise errors.PageTimeout(
@@ -273,6 +278,8 @@ class Dispatcher:
         except asyncio.CancelledError:
             self.spawn(self._cancel(inst, waiter.request_id, target.frame_id, "cancelled"))
             raise
+        finally:
+            timer.cancel()
 
     async def _cancel(self, inst: Instance, request_id: str, frame_id: str, reason: str) -> None:
         """Tell the page a call is over (cancelled or timed out): it aborts the command's waits and actions."""
@@ -364,6 +371,11 @@ def _when(w: Waiter) -> str:
 def _retry(w: Waiter, sentence: bool = False) -> str:
     text = NOT_BLINDLY if w.sent else "Retry: nothing ran."
     return text if sentence else text[0].lower() + text[1:]
+
+
+def _expire(future: asyncio.Future[Any]) -> None:
+    if not future.done():
+        future.set_exception(TimeoutError())
 
 
 async def _changed(inst: Instance, deadline: float) -> None:
