@@ -89,7 +89,7 @@ OUTPUTS: dict[str, dict[str, Any]] = {
                            bytes="int", format="str", ms="num"),
     "user_ask": obj("answer:any", "via:str", "status:str", "hint:str", questionId="str"),
     "user_notify": obj(pageId="str", shown="bool"),
-    "inbox": obj("note:str", "dropped:str", "marked:list", items="list", cursor="int", more="bool"),
+    "inbox": obj("note:str", "dropped:str", "marked:obj", items="list", cursor="int", more="bool"),
     "desktop_status": obj("inputUntil:num", "recording:?obj", backend="str", mode="str", input="str"),
     "desktop_launch_app": obj("accessible:any", "note:str", app="obj", windows="list"),
     "desktop_open_url": obj("windows:list", url="str", browser="str"),

@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 from bridge.hangup import HangupCancels
+from tests.support import run_async
 
 CALL = {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "page_wait", "arguments": {}}}
 HEADERS = [(b"host", b"127.0.0.1:7878"), (b"mcp-session-id", b"abc123"), (b"authorization", b"Bearer t"),
@@ -56,7 +57,7 @@ def run(sdk: FakeSdk, body: dict[str, Any], headers=HEADERS, disconnect: bool = 
         await asyncio.gather(*spawned)
         return spawned
 
-    return asyncio.run(go())
+    return run_async(go())
 
 
 def test_a_client_that_drops_an_unanswered_call_cancels_it_in_its_session():
