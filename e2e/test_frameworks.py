@@ -190,6 +190,16 @@ def test_without_our_transform_react_19_maps_the_counter_to_its_line_through_the
     assert (src["generated"]["line"], src["generated"]["column"]) != COUNTER_SOURCE[plain_vite.name][1:], src
 
 
+@pytest.mark.parametrize("plain_vite", ["vue"], indirect=True)
+def test_without_our_transform_vue_names_the_components_file_and_says_it_has_no_line(plain_vite, context, mcp):
+    page = context.new_page()
+    page.goto(plain_vite.url())
+    page.wait_for_function(CONNECTED + " && !!document.getElementById('counter')", timeout=20000)
+    src = ok(mcp.call("page_source", {"pageId": page.evaluate("window.__dbg.pageId"), "selector": "#counter"}))
+    assert src["via"] == "vue" and src["file"].endswith("/src/App.vue") and src["line"] is None, src
+    assert "no element's line" in src["note"] and src["components"] == ["App"], src
+
+
 @on_vite7_and_8
 def test_a_production_build_contains_no_client_and_no_source_attributes(vite):
     dist = vite.build()

@@ -63,6 +63,10 @@ function sourceOf(el) {
   /** @type {SourceInfo} */
   const out = { file: loc ? loc.file : null, line: loc ? loc.line : null, column: loc ? loc.column : null, via, components };
   if (generated) out.generated = generated;
+  if (via === 'vue' && out.file && out.line == null) {
+    out.note = "Vue keeps each component's file (__file) but no element's line at run time: this is the file of the " +
+      'component that rendered it. For file:line, tag the templates at build time (vite-plugin-dbg-bridge, sourceAttributes).';
+  }
   if (via === 'unknown' || via === 'attribute') {
     const hosts = customElementChain(el);
     if (hosts.length) {
