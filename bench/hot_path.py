@@ -5,6 +5,7 @@ Rows, all measured with the same official Python client and the same loops, one 
   - dbg-bridge page_exec to a real Chromium tab on the WebSocket channel, and on SSE;
   - Playwright's in-process page.evaluate('1+1') on the same tab (CDP, no MCP);
   - beside each row that reaches the browser, Chromium's CPU per call (all its processes summed, from /proc);
+  - page_exec again to a plain headless Chromium no Playwright drives (no DevTools protocol attached), WS and SSE;
   - the SDK-alone and page_exec rows again from the TypeScript MCP SDK (bench/ts_client, `npm ci` there first).
 Each at 1 caller (latency) and 8 callers (throughput). Ratios to the SDK-alone row are what count: the machine
 drifts between runs, rarely within one.
@@ -126,6 +127,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 else:
                     print("(no TypeScript-SDK rows: run `npm ci --prefix bench/ts_client` first)")
             await browser.close()
+        rows += await plain_rows(bridge, n, warm)
         rss = {"bridge": round(rss_mb(bridge.proc.pid), 1), "echo": round(rss_mb(echo.pid), 1)}
     finally:
         bridge.stop()
@@ -133,6 +135,53 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         echo.wait(10)
     return {"bench": "hot_path", "machine": started, "loadavg_1m_end": round(os.getloadavg()[0], 2),
             "calls_per_cell": n, "rss_mb": rss, "rows": rows}
+
+
+async def plain_rows(bridge: BridgeProcess, n: int, warm: int) -> list[dict[str, Any]]:
+    """page_exec to a Chromium that no Playwright drives (headless, launched as a plain process, on a test page that
+    loads the client with ?channel=): no DevTools protocol is attached, so its CPU per call is the browser's own.
+    Playwright's instrumentation costs the browser process ~0.4 ms per WebSocket call and more per fetch."""
+    from tests.support import DevServer
+
+    rows: list[dict[str, Any]] = []
+    dev = DevServer(bridge.client_js())
+    try:
+        async with open_mcp(bridge.mcp_url, bridge.token) as client:
+            for ch in ("ws", "sse"):
+                proc = subprocess.Popen([CHROMIUM, "--headless=new", *CHROMIUM_ARGS,
+                                         f"--user-data-dir={tempfile.mkdtemp(prefix='dbg-hot-chromium-')}",
+                                         dev.url(f"/single.html?channel={ch}")],
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                try:
+                    pid = await _listed(client, ch)
+
+                    async def call(i: int, pid: str = pid) -> None:
+                        r = await client.call_tool("page_exec", {"code": "1+1", "pageId": pid})
+                        if r.is_error or r.structured_content["result"] != 2:
+                            raise RuntimeError(f"page_exec failed: {r.content}")
+
+                    await timed_calls(call, warm, 8)
+                    for conc in (1, 8):
+                        rows.append({"what": "page_exec, Chromium without Playwright", "channel": ch, "conc": conc,
+                                     **(await cell([bridge.proc.pid], call, n, conc, True))})
+                finally:
+                    proc.terminate()
+                    proc.wait(10)
+    finally:
+        dev.close()
+    return rows
+
+
+async def _listed(client: Any, channel: str) -> str:
+    """The pageId of the one live tab on `channel` (bounded wait while the plain Chromium starts)."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        rows = (await client.call_tool("page_list", {})).structured_content["pages"]
+        live = [r["pageId"] for r in rows if r.get("channel") == channel and r.get("state", "live") == "live"]
+        if live:
+            return live[0]
+        await asyncio.sleep(0.1)
+    raise RuntimeError(f"no page on {channel} within 30 s")
 
 
 TS_CLIENT = Path(__file__).with_name("ts_client") / "client.mjs"
@@ -177,6 +226,12 @@ def ratios(rows: list[dict[str, Any]]) -> list[str]:
     cpu = [f"Chromium CPU per call: SSE {sse1['chromium_cpu_ms']:.2f} ms, WS {ws1['chromium_cpu_ms']:.2f} ms "
            f"({sse1['chromium_cpu_ms'] / ws1['chromium_cpu_ms']:.2f}x); bridge + Chromium: SSE "
            f"{sse1['server_cpu_ms'] + sse1['chromium_cpu_ms']:.2f} ms, WS {ws1['server_cpu_ms'] + ws1['chromium_cpu_ms']:.2f} ms"]
+    plain = [r for r in rows if r["what"].startswith("page_exec, Chromium without") and r["conc"] == 1]
+    if len(plain) == 2:
+        pws, psse = (next(r for r in plain if r["channel"] == ch) for ch in ("ws", "sse"))
+        cpu.append(f"Chromium without Playwright: SSE p50 / WS p50 = {psse['p50_ms'] / pws['p50_ms']:.2f}x, Chromium CPU "
+                   f"per call SSE {psse['chromium_cpu_ms']:.2f} ms, WS {pws['chromium_cpu_ms']:.2f} ms; WS p50 / SDK "
+                   f"echo p50 = {pws['p50_ms'] / echo1['p50_ms']:.2f}x")
     return [f"page_exec WS p50 / SDK echo p50 = {lat:.2f}x (target <= {TARGET_LATENCY_RATIO}x: {ok(lat <= TARGET_LATENCY_RATIO)})",
             f"page_exec WS 8-caller calls/s / SDK echo = {thr:.2f}x (target >= {TARGET_THROUGHPUT_RATIO}x: {ok(thr >= TARGET_THROUGHPUT_RATIO)})",
             f"SSE p50 / WS p50 = {sse:.2f}x (target <= {TARGET_SSE_RATIO}x: {ok(sse <= TARGET_SSE_RATIO)})", *cpu, *ts_line]
