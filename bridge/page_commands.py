@@ -324,6 +324,14 @@ class NotifyResult(_Result):
     shown: bool
 
 
+class SelectionResult(_Result):
+    """The text the human has selected in the page (in a field too), and the element it is in (null: none)."""
+
+    text: str
+    ref: str | None = None
+    element: str | None = None
+
+
 class ScreenshotResult(_Result):
     """The tab's PNG as base64 with its size (a same-origin frame gives its box for the host to capture)."""
 

@@ -54,6 +54,7 @@ COMMAND_TABLE: dict[str, Command] = {c.name: c for c in (
     Command("ask", None, False, "user_ask", m.AskParams, m.AskResult),
     Command("notify", None, False, "user_notify", m.NotifyParams, m.NotifyResult),
     Command("screenshot", None, True, "page_screenshot", m.ElementParams, m.ScreenshotResult),
+    Command("selection", None, True, None, m.NoParams, m.SelectionResult),  # only through page_exec(command=…)
 )}
 COMMANDS = tuple(COMMAND_TABLE)
 CommandName = Literal[COMMANDS]  # type: ignore[valid-type]

@@ -65,6 +65,15 @@ def test_every_command_answers_what_its_result_model_names(app, mcp):
     seen["ask"] = check("ask", run(mcp, pid, "ask", {"questionId": "q-models", "kind": "confirm", "text": "ok?"}))
     check("ask", run(mcp, pid, "ask", {"dismiss": "q-models"}))
     seen["notify"] = check("notify", run(mcp, pid, "notify", {"message": "hello", "durationMs": 1000}))
+    assert check("selection", run(mcp, pid, "selection")).text == ""
+    app.evaluate("(() => { const f = document.getElementById('who'); f.focus(); f.setSelectionRange(1, 3); })()")
+    seen["selection"] = check("selection", run(mcp, pid, "selection"))
+    assert seen["selection"].text == "da" and "<input#who" in seen["selection"].element
+    app.evaluate("(() => { document.activeElement.blur(); const r = document.createRange(); "
+                 "r.selectNodeContents(document.getElementById('status')); getSelection().removeAllRanges(); "
+                 "getSelection().addRange(r); })()")
+    picked = check("selection", run(mcp, pid, "selection"))
+    assert picked.text == app.evaluate("document.getElementById('status').textContent") and picked.ref
     seen["navigate"] = check("navigate", run(mcp, pid, "navigate", {"action": "reload"}))
     # screenshot needs the extension: e2e/test_extension.py checks its result against the same model
     assert set(seen) == set(COMMAND_TABLE) - {"screenshot"}

@@ -269,6 +269,18 @@ const COMMANDS = {
   async notify(params) {
     return human.notify(/** @type {any} */ (params));
   },
+  async selection() {
+    // the human's selection: in a text field it is the field's, not the document's
+    const field = /** @type {HTMLInputElement|null} */ (deepActiveElement());
+    if (field && typeof field.selectionStart === 'number' && field.selectionEnd !== field.selectionStart && /^(INPUT|TEXTAREA)$/.test(field.tagName)) {
+      return { text: field.value.slice(field.selectionStart, Number(field.selectionEnd)), ref: refs.of(field), element: describeElement(field) };
+    }
+    const sel = getSelection();
+    const node = sel && sel.rangeCount ? sel.getRangeAt(0).commonAncestorContainer : null;
+    const el = node && (node.nodeType === 1 ? /** @type {Element} */ (node) : node.parentElement);
+    const text = sel ? String(sel) : '';
+    return { text, ref: text && el ? refs.of(el) : null, element: text && el ? describeElement(el) : null };
+  },
   async screenshot(params, ctx) {
     const box = params.ref || params.selector ? await visibleBox(target({ ref: params.ref, selector: params.selector })) : null;
     // a same-origin frame hands its box (in the host's viewport) to the host, which talks to the extension

@@ -229,7 +229,10 @@ def test_every_named_command_checks_its_params_before_the_page_sees_them(tmp_pat
             bad = await b.error("page_exec", {"command": "find", "params": {"limit": 0, "text": "x"}})
             assert "limit" in bad
             await b.ok("page_exec", {"command": "console", "params": {"since": 3, "level": "error"}})
-            assert conn.execs("frames") == [] and conn.execs("find") == []
+            bad = await b.error("page_exec", {"command": "selection", "params": {"all": True}})
+            assert bad.startswith("[bad_arguments]") and "all" in bad
+            await b.ok("page_exec", {"command": "selection"})
+            assert conn.execs("frames") == [] and conn.execs("find") == [] and len(conn.execs("selection")) == 1
             assert conn.execs("console")[0]["params"] == {"since": 3, "level": "error"}
     run(go())
 

@@ -3,10 +3,23 @@
 import asyncio
 import json
 import stat
+from asyncio import events as asyncio_events
+
+import pytest
 
 from bridge import errors
 from bridge.audit import Audit
 from tests.support import run_async
+
+
+@pytest.fixture(autouse=True)
+def no_running_loop():
+    """These tests are scripts without an event loop (records written at once). Sync Playwright, when e2e tests ran
+    earlier in this process, leaves its loop set as this thread's running loop: put it aside meanwhile."""
+    held = asyncio_events._get_running_loop()
+    asyncio_events._set_running_loop(None)
+    yield
+    asyncio_events._set_running_loop(held)
 
 
 def lines(path):
