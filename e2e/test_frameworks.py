@@ -5,7 +5,9 @@ official create-vite templates plus a known diff (scripts/scaffold_framework_app
 input or a Vue v-model, clicking, selecting and waiting must reach the framework's state, and HMR must update the page
 without the client reconnecting under a new pageId. react and vue run on Vite 7; react-vite8 is the same React app on
 Vite 8 (Rolldown), which gets the checks that depend on Vite itself: injection, connecting, the snapshot, a click,
-HMR, page_source's exact line and a production build without the client.
+HMR, page_source's exact line and a production build without the client. Without our plugin's transform
+(`sourceAttributes: false`), page_source still answers React 19's line through the dev server's source map, Preact's
+from its vnodes' __source (e2e/frameworks/preact), and says why Vue has none.
 """
 
 from __future__ import annotations
@@ -188,6 +190,18 @@ def test_without_our_transform_react_19_maps_the_counter_to_its_line_through_the
     assert (src["file"], src["line"], src["column"]) == COUNTER_SOURCE[plain_vite.name], src
     assert src["generated"]["url"] == plain_vite.url("/src/App.jsx") and "note" not in src, src
     assert (src["generated"]["line"], src["generated"]["column"]) != COUNTER_SOURCE[plain_vite.name][1:], src
+
+
+@pytest.mark.parametrize("plain_vite", ["preact"], indirect=True)
+def test_without_our_transform_preact_maps_the_counter_to_its_line_from_the_vnodes_source(plain_vite, context, mcp):
+    page = context.new_page()
+    page.goto(plain_vite.url())
+    page.wait_for_function(CONNECTED + " && !!document.getElementById('counter')", timeout=20000)
+    assert page.evaluate("document.querySelectorAll('[data-dbg-source]').length") == 0
+    src = ok(mcp.call("page_source", {"pageId": page.evaluate("window.__dbg.pageId"), "selector": "#counter"}))
+    # @preact/preset-vite's JSX dev transform writes __source on each vnode: the element's line as written
+    assert src["via"] == "preact" and src["components"] == ["App"], src
+    assert src["file"].endswith("/src/app.jsx") and (src["line"], src["column"]) == (12, 7), src
 
 
 @pytest.mark.parametrize("plain_vite", ["vue"], indirect=True)

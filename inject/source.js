@@ -57,6 +57,17 @@ function sourceOf(el) {
     }
     if (via === 'unknown' && components.length) via = 'vue';
   }
+  const pv = fiberKey || anyEl.__vueParentComponent ? null : preactVNode(el);
+  if (pv) {
+    for (let v = pv.__; v && v.__; v = v.__) { // the root is the Fragment render() wraps the app in
+      const t = v.type;
+      const name = typeof t === 'function' ? t.displayName || t.name : '';
+      if (name && components[components.length - 1] !== name) components.push(name);
+    }
+    const s = pv.__source; // written by the JSX dev transform (@preact/preset-vite's Babel): the position as written
+    if (!loc && s && s.fileName) { loc = { file: s.fileName, line: s.lineNumber || null, column: s.columnNumber || null }; via = 'preact'; }
+    if (via === 'unknown' && components.length) via = 'preact';
+  }
   const svelte = anyEl.__svelte_meta;
   // Svelte 5's loc.line is already 1-based (its column 0-based, like Babel's)
   if (!loc && svelte && svelte.loc) { loc = { file: svelte.loc.file, line: svelte.loc.line, column: svelte.loc.column + 1 }; via = 'svelte'; }
@@ -115,6 +126,23 @@ async function sourceMapOf(url) {
   } catch (_) {
     return null; // no map: the bridge says the position is the compiled one
   }
+}
+
+/** Preact 10's vnode for a DOM element: render() keeps the tree on its container (`__k`, the mangled `_children`),
+ * each vnode its DOM node in `__e` and its parent in `__`. Searched from the nearest container, bounded.
+ * @param {Element} el @returns {any} */
+function preactVNode(el) {
+  let box = /** @type {any} */ (el.parentNode);
+  while (box && !(box.__k && typeof box.__k === 'object' && 'type' in box.__k)) box = box.parentNode;
+  if (!box) return null;
+  const stack = [box.__k];
+  for (let seen = 0; stack.length && seen < 50000; seen++) {
+    const v = stack.pop();
+    if (!v || typeof v !== 'object') continue;
+    if (v.__e === el && typeof v.type === 'string') return v;
+    if (Array.isArray(v.__k)) for (const k of v.__k) stack.push(k);
+  }
+  return null;
 }
 
 /** The shadow host of el's tree, or null in the document. @param {Element} el @returns {Element|null} */

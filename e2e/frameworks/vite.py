@@ -1,6 +1,7 @@
 """Real Vite dev servers for the apps in this folder (shared by e2e/test_frameworks.py and bench/): React and Vue
 on Vite 7, and React on Vite 8 (react-vite8). Each app is an official create-vite template plus the known diff in
-scaffold/<app>.patch (scripts/scaffold_framework_apps.sh regenerates them).
+scaffold/<app>.patch (scripts/scaffold_framework_apps.sh regenerates them); preact is a minimal Preact 10 app
+written here in the template's shape (its README says so), for page_source without our plugin's transform.
 
 Each run works on a copy of the app in a temp dir (its node_modules entries linked to the installed ones), so an HMR
 test that edits src/ can never leave the repo's sources changed, and parallel runs never share a Vite cache.
@@ -21,9 +22,9 @@ from pathlib import Path
 from tests.support import free_port, stop_group, wait_until
 
 HERE = Path(__file__).resolve().parent
-APPS = {"react": HERE / "react", "vue": HERE / "vue", "react-vite8": HERE / "react-vite8"}
+APPS = {"react": HERE / "react", "vue": HERE / "vue", "react-vite8": HERE / "react-vite8", "preact": HERE / "preact"}
 # The file each app's UI lives in (HMR edits it; page_source should name it).
-APP_FILE = {"react": "src/App.jsx", "vue": "src/App.vue", "react-vite8": "src/App.jsx"}
+APP_FILE = {"react": "src/App.jsx", "vue": "src/App.vue", "react-vite8": "src/App.jsx", "preact": "src/app.jsx"}
 
 
 def installed(app_dir: Path) -> bool:
