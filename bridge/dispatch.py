@@ -22,6 +22,9 @@ from bridge.settings import Settings
 
 #: How long a call addressed to a reloading/reconnecting page waits for it to come back.
 RECONNECT_WAIT = 10.0
+#: How long new calls wait for the next document once a page said it is navigating away (its client says within
+#: 3 s when the navigation went nowhere; this bounds the wait should that word be lost).
+LEAVING_WAIT = 5.0
 
 
 @dataclass(frozen=True)
@@ -140,8 +143,16 @@ class Dispatcher:
     def _ready(self, target: Target) -> bool:
         """A resolved target that can take a command now: its page is live and still registered, its frame listed."""
         inst = target.inst
-        return (inst.live and self.lookup(inst.id) is inst
+        return (inst.live and self.lookup(inst.id) is inst and self._leaving_until(inst) is None
                 and (target.frame_id == "host" or target.frame_id in inst.frames))
+
+    @staticmethod
+    def _leaving_until(inst: Instance) -> float | None:
+        """Until when (monotonic) calls wait for the next document: its document said it is navigating away."""
+        if inst.leaving_since is None:
+            return None
+        until = inst.leaving_since + LEAVING_WAIT
+        return until if time.monotonic() < until else None
 
     def lookup(self, instance_id: str) -> Instance | None:
         """A page of this bridge, or (in a cluster) of another replica."""
@@ -164,7 +175,14 @@ class Dispatcher:
                 await _changed(inst, deadline)
                 continue
             if target.inst.live:
-                return target
+                held = self._leaving_until(target.inst)
+                if held is None:
+                    return target
+                # the old document is still up while the next one loads: the call is for the page it brings
+                await _changed(target.inst, min(held, deadline))
+                if time.monotonic() >= deadline:
+                    return target
+                continue
             await self.wait_live(target, deadline - time.monotonic(), min(timeout, RECONNECT_WAIT))
 
     async def wait_live(self, target: Target, timeout: float, shown: float | None = None) -> None:

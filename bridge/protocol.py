@@ -158,6 +158,15 @@ class ByeMsg(_Msg):
     to: Short | None = None
 
 
+class LeavingMsg(_Msg):
+    """A navigation away from this document started (`to`: where), or, `stayed`, ended without a new document
+    (a 204, a download, an intercepted navigation): until then new calls wait for the next document."""
+
+    type: Literal["leaving"]
+    to: Short | None = None
+    stayed: bool = False
+
+
 class EventMsg(_Msg):
     """Something the human did in the page: answered a question, sent a message, picked an element, asked to
     open a file. The page retries it until acknowledged, like a result; `eventId` (unique per page) lets the
@@ -171,7 +180,7 @@ class EventMsg(_Msg):
     data: Annotated[dict[str, Any], AfterValidator(lambda v: shallow(v, 16))] = Field(default_factory=dict)
 
 
-UpMessage = Annotated[Union[ResultMsg, FramesMsg, ByeMsg, EventMsg], Field(discriminator="type")]
+UpMessage = Annotated[Union[ResultMsg, FramesMsg, ByeMsg, LeavingMsg, EventMsg], Field(discriminator="type")]
 _up = TypeAdapter(UpMessage)
 
 

@@ -72,6 +72,9 @@ class Instance:
     #: Where the tab said it was navigating when it last left (bye), and when (monotonic); cleared when it is back.
     left_to: str | None = None
     left_at: float | None = None
+    #: When (monotonic) its document said a navigation away from it started; None once a document is back, or it
+    #: said the navigation went nowhere. New calls wait for the next document meanwhile (bounded).
+    leaving_since: float | None = None
     #: The document that registered last under this id (its own random id; None for a client that sends none).
     doc: str | None = None
     #: The eventIds of the page's latest events, oldest first: a retried event is taken once (bounded).
@@ -295,6 +298,7 @@ class Registry:
 
     def _describe(self, inst: Instance, req: RegisterRequest) -> Instance:
         inst.url, inst.title, inst.attach, inst.doc = req.url, req.title, req.attach, req.doc
+        inst.leaving_since = None
         inst.origin = inst.verified_origin or req.origin
         inst.frames = {f.frameId: f for f in req.frames}
         inst.frames_pending = not req.complete
@@ -323,6 +327,8 @@ class Registry:
     def attach(self, inst: Instance, conn: Connection) -> None:
         old = inst.conn
         inst.conn, inst.state = conn, "live"
+        if old is not conn:
+            inst.leaving_since = None  # a channel of the document that registered last
         inst.ever_connected = True
         inst.left_to = inst.left_at = None
         inst.touch()
@@ -342,6 +348,11 @@ class Registry:
         inst.notify()
         self._changed(inst)
         return True
+
+    def leaving(self, inst: Instance, started: bool) -> None:
+        """Its document began a navigation away (started) or said it went nowhere; waiters are woken either way."""
+        inst.leaving_since = time.monotonic() if started else None
+        inst.notify()
 
     def unloading(self, inst: Instance, to: str | None = None) -> None:
         # A goodbye that arrives after the channel dropped (SSE: the beacon races the stream) changes nothing shown.

@@ -77,6 +77,14 @@ def test_navigate_to_a_slow_server_answers_with_the_new_document_never_the_old_o
     assert back["reloaded"] and back["url"] == dev.url("/app.html") and back["title"] == "model app"
 
 
+def test_a_call_right_after_a_click_to_a_slow_server_is_answered_by_the_new_document(app, dev, mcp):
+    app.evaluate("document.body.insertAdjacentHTML('beforeend', '<a id=\"slow\" href=\"/single.html?slow=1500\">slow</a>')")
+    ok(mcp.call("page_act", {"pageId": app.page_id, "action": "click", "selector": "#slow"}))
+    # the old document is still up and connected for 1.5 s: it said it is leaving, so the call waits for the next one
+    head = text_of(mcp.call("page_snapshot", {"pageId": app.page_id})).splitlines()[0]
+    assert head.endswith(dev.url("/single.html?slow=1500") + " · 'single page'"), head
+
+
 def test_screenshot_of_a_page_without_the_extension_says_how_to_get_one(app, mcp):
     res = mcp.call("page_screenshot", {"pageId": app.page_id})
     assert res.is_error and "[not_available]" in text_of(res) and "plugins/extension" in text_of(res)

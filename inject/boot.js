@@ -116,12 +116,27 @@ function createDbgLauncher(config) {
   ext.install();
   // The Navigation API (Firefox, Chromium) says when a navigation to another document starts, for either channel.
   const navApi = /** @type {any} */ (window).navigation;
+  let leaveTurn = 0; // the navigation away this document announced last
+  let stayed = () => {}; // says it stayed after all, once per announcement
   if (navApi && typeof navApi.addEventListener === 'function') {
     navApi.addEventListener('navigate', (/** @type {any} */ ev) => {
       if (ev.destination.sameDocument) return;
       client.leavingTo = String(ev.destination.url || ''); // if it never comes back, the bridge says where it went
       client.leaving();
+      // The bridge holds new calls for the next document meanwhile (a slow server keeps this one up and answering);
+      // this document says so when it stays after all: an app intercepted the navigation, or none came (204, download)
+      if (client.state === 'connected') client.send({ type: 'leaving', to: client.leavingTo.slice(0, 4000) });
+      const gen = client.gen, turn = ++leaveTurn;
+      stayed = () => {
+        if (turn !== leaveTurn || client.gen !== gen || client.state !== 'connected') return;
+        leaveTurn++;
+        client.send({ type: 'leaving', stayed: true });
+      };
+      setTimeout(stayed, LEAVE_GRACE_MS);
     });
+    // an intercepted navigation settles in this document (a cross-document one never does here)
+    navApi.addEventListener('navigatesuccess', () => stayed());
+    navApi.addEventListener('navigateerror', () => stayed());
   }
   window.addEventListener('pagehide', () => client.bye());
   window.addEventListener('pageshow', (ev) => { if (ev.persisted) void client.connect(); });

@@ -52,9 +52,10 @@ const EVENT_OUTBOX_MAX = 200;
  * @typedef {{type: 'result', requestId: string, ok: boolean, result?: any, error?: ErrorInfo}} ResultMsg
  * @typedef {{type: 'frames', frames: FrameInfo[], url?: string, title?: string, complete?: boolean}} FramesMsg
  * @typedef {{type: 'bye', to?: string}} ByeMsg
+ * @typedef {{type: 'leaving', to?: string, stayed?: boolean}} LeavingMsg
  * @typedef {{type: 'event', eventId?: string, kind: 'answer'|'message'|'element_selected'|'open_file',
  *            questionId?: string|null, text?: string, data?: Record<string, any>}} EventMsg
- * @typedef {ResultMsg | FramesMsg | ByeMsg | EventMsg} UpMessage
+ * @typedef {ResultMsg | FramesMsg | ByeMsg | LeavingMsg | EventMsg} UpMessage
  * @typedef {{__dbg: 1, type: string, payload?: any, requestId?: string, _f?: string}} Envelope
  * @typedef {{frameId: string, role: 'host'|'frame', maxResult: number, signal?: AbortSignal}} CommandContext
  * @typedef {(params: Record<string, any>, ctx: CommandContext) => Promise<any>} Command

@@ -30,7 +30,8 @@ def test_client_speaks_the_bridges_protocol_version():
 
 
 def test_client_typedefs_name_every_wire_message_type():
-    for literal in ("'registered'", "'exec'", "'ping'", "'ack'", "'cancel'", "'result'", "'frames'", "'bye'"):
+    for literal in ("'registered'", "'exec'", "'ping'", "'ack'", "'cancel'", "'result'", "'frames'", "'bye'",
+                    "'leaving'"):
         assert f"type: {literal}" in CLIENT, literal
 
 

@@ -11,6 +11,7 @@ from bridge.protocol import (
     ByeMsg,
     ExecFrame,
     FramesMsg,
+    LeavingMsg,
     ProtocolError,
     RegisterReply,
     RegisterRequest,
@@ -103,6 +104,12 @@ def test_frames_and_bye_messages_parse_to_their_types():
     assert isinstance(frames, FramesMsg) and [f.frameId for f in frames.frames] == ["host", "f3"]
     assert frames.url == "http://localhost/x" and frames.title is None
     assert isinstance(parse_up('{"type": "bye"}'), ByeMsg)
+
+
+def test_a_leaving_message_says_where_it_goes_or_that_it_stayed():
+    went = parse_up({"type": "leaving", "to": "http://localhost/next"})
+    assert isinstance(went, LeavingMsg) and went.to == "http://localhost/next" and not went.stayed
+    assert parse_up('{"type": "leaving", "stayed": true}').stayed  # type: ignore[union-attr]
 
 
 @pytest.mark.parametrize(
