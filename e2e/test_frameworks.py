@@ -192,6 +192,22 @@ def test_without_our_transform_react_19_maps_the_counter_to_its_line_through_the
     assert (src["generated"]["line"], src["generated"]["column"]) != COUNTER_SOURCE[plain_vite.name][1:], src
 
 
+@pytest.mark.parametrize("plain_vite", ["react"], indirect=True)
+def test_without_our_transform_the_picker_sends_react_19s_written_line_to_the_inbox(plain_vite, context, mcp):
+    page = context.new_page()
+    page.goto(plain_vite.url())
+    page.wait_for_function(CONNECTED + " && !!document.getElementById('counter')", timeout=20000)
+    since = ok(mcp.call("inbox"))["cursor"]
+    page.keyboard.press("Alt+Shift+KeyP")
+    page.hover("#counter")
+    page.click("#counter")
+    page.locator("dbg-human [data-picked] button[data-answer=send]").click()
+    items = ok(mcp.call("inbox", {"since": since, "kinds": ["element_selected"], "wait": 10}))["items"]
+    source = items[0]["data"]["source"]
+    assert (source["file"], source["line"], source["column"]) == COUNTER_SOURCE["react"], source
+    assert "map" not in source["generated"], source  # the map went to the bridge, not into the agent's inbox
+
+
 @pytest.mark.parametrize("plain_vite", ["preact"], indirect=True)
 def test_without_our_transform_preact_maps_the_counter_to_its_line_from_the_vnodes_source(plain_vite, context, mcp):
     page = context.new_page()

@@ -179,9 +179,12 @@ const human = {
     /** @type {any} */ (window).__dbgSelected = el;
     const info = Object.assign({ ref: refs.of(el), selector: this.selector(el), text: clip(withTextCache(() => elementText(el)), 200),
       role: roleOf(el) || el.tagName.toLowerCase() }, { source: sourceOf(el) });
+    // a compiled position (React 19 without the plugin's transform) goes with its module's map: the bridge maps it back
+    const gen = info.source.generated;
+    const mapped = gen ? sourceMapOf(gen.url).then((m) => { gen.map = m; }) : Promise.resolve();
     if (questionId) {
       this.remove(questionId);
-      this.emit('answer', info.selector, { answer: info }, questionId);
+      void mapped.then(() => this.emit('answer', info.selector, { answer: info }, questionId));
       return;
     }
     const card = this.el('div', { class: 'card', 'data-picked': info.ref });
@@ -192,7 +195,7 @@ const human = {
     const cancel = this.el('button', {}, 'Cancel');
     const done = (/** @type {boolean} */ go) => {
       card.remove();
-      if (go) this.emit('element_selected', note.value || info.selector, Object.assign(info, { note: note.value }));
+      if (go) void mapped.then(() => this.emit('element_selected', note.value || info.selector, Object.assign(info, { note: note.value })));
     };
     send.addEventListener('click', () => done(true));
     cancel.addEventListener('click', () => done(false));
@@ -200,7 +203,7 @@ const human = {
       const open = this.el('button', { 'data-answer': 'open' }, 'Open in editor');
       open.addEventListener('click', () => {
         card.remove();
-        this.emit('open_file', info.source.file + ':' + (info.source.line || 1), { file: info.source.file, line: info.source.line, column: info.source.column, ref: info.ref, via: 'picker' });
+        void mapped.then(() => this.emit('open_file', info.source.file + ':' + (info.source.line || 1), { file: info.source.file, line: info.source.line, column: info.source.column, ref: info.ref, via: 'picker', generated: gen }));
       });
       row.append(open);
     }

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from bridge import sourcemap
 from bridge.dispatch import Dispatcher
 from bridge.human.editor import request_from_page
 from bridge.protocol import EventMsg
@@ -17,19 +18,27 @@ def page_event(d: Dispatcher, inst: Instance, msg: EventMsg) -> bool:
     app's own scripts share the world of the in-page panel and can send any of these."""
     page_id = f"{inst.id}/host"
     if msg.kind == "answer":
-        q = d.questions.answer(msg.questionId or "", inst.id, msg.data.get("answer"), "page")
+        answer = _mapped(msg.data.get("answer"))
+        q = d.questions.answer(msg.questionId or "", inst.id, answer, "page")
         if q is None:  # in a cluster, it may be another replica's question: that one settles it
-            return d.cluster is not None and d.cluster.questions.forward(msg.questionId or "", msg.data.get("answer"),
-                                                                         "page", inst.id)
+            return d.cluster is not None and d.cluster.questions.forward(msg.questionId or "", answer, "page", inst.id)
         if q.kind != "consent":
             d.inbox.add("answer", f"{q.text} → {_short(q.answer)}", page_id,
                         {"questionId": q.id, "answer": q.answer, "via": "page"}, source="page")
         return True
-    data = dict(msg.data)
+    data = _mapped(dict(msg.data))
     if msg.kind == "open_file":
+        data = sourcemap.apply(data)  # a compiled position from the picker: the line as written
         data.update(request_from_page(d, inst, data))
     d.inbox.add(msg.kind, msg.text or _short(data), page_id, data, source="page")
     return True
+
+
+def _mapped(value: Any) -> Any:
+    """A picked element's `source` with a compiled position mapped back to the written line (bridge/sourcemap.py)."""
+    if isinstance(value, dict) and isinstance(value.get("source"), dict):
+        return {**value, "source": sourcemap.apply(value["source"])}
+    return value
 
 
 def _short(value: Any) -> str:
