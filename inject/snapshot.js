@@ -28,9 +28,11 @@ function clickable(el) {
 /** A control that takes no room and shows nothing (a copy button of width 0 until hover, say): no person can click
  * it, Playwright gives it no ref, and the lean default leaves it out. @param {Element} el */
 function emptyControl(el) {
-  if (el.tagName === 'OPTION' || el.tagName === 'AREA' || el.tagName === 'IFRAME' || el.tagName === 'FRAME') return false;
+  // text shows, and form fields and options are left alone: only a text-less control is measured, so a snapshot
+  // after a DOM change forces no layout on a page whose controls all say something
+  if (/^(OPTION|AREA|IFRAME|FRAME|INPUT|SELECT|TEXTAREA)$/.test(el.tagName) || elementText(el)) return false;
   const empty = (/** @type {Element} */ e) => { const r = e.getBoundingClientRect(); return r.width === 0 || r.height === 0; };
-  if (!empty(el) || getComputedStyle(el).display === 'contents' || elementText(el)) return false;
+  if (!empty(el) || getComputedStyle(el).display === 'contents') return false;
   return deepElements(el).every(empty);
 }
 
