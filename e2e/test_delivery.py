@@ -71,6 +71,9 @@ def test_the_result_of_code_that_reloads_its_own_page_still_arrives(br, site, cl
     # page_unloaded, outcome unknown).
     res = client.call("page_exec", {"pageId": page.page_id, "code": "(location.reload(), 'sent')", "timeout": 10})
     assert ok(res)["result"] == "sent", text_of(res)
+    # the reloaded document is back under the same pageId (and the test ends with no navigation under way)
+    page.wait_for_function("window.__dbg && window.__dbg.status().state === 'connected'", timeout=10000)
+    assert page.evaluate("window.__dbg.status().pageId") == page.page_id
 
 
 UNACKED_EVENTS = "window.__dbg.status().unacked.filter((e) => e.key.startsWith('e:'))"
