@@ -50,7 +50,6 @@ class HangupCancels:
                 break
         more = size > PEEK_LIMIT
         body = b"".join(chunks)
-        ids = [] if more else _call_ids(body)
         replayed = False
         answered = False
         hung_up = False
@@ -78,7 +77,9 @@ class HangupCancels:
         try:
             await self.app(scope, replay, watch)
         finally:
-            if hung_up and not answered and ids:
+            # the body is looked into only after a hang-up: the SDK parses every request itself
+            ids = _call_ids(body) if hung_up and not answered and not more else []
+            if ids:
                 session = headers[SESSION_HEADER].decode("latin-1")[:8]  # a prefix: enough to tell sessions apart
                 log.info("MCP session %s… hung up on tools/call %s: cancelling it", session, ids)
                 for request_id in ids:

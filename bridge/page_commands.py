@@ -19,6 +19,12 @@ Text = Annotated[str, Field(max_length=100_000)]
 Target = Annotated[str, Field(max_length=4096)]
 
 
+def wire_schema(model: type[BaseModel], mode: Literal["validation", "serialization"]) -> dict[str, Any]:
+    """A model's JSON schema as the wire spells it (aliases: `from`): params are read (validation), results written
+    (serialization). What the generated JSDoc, docs/commands.md and the tools' outputSchema are made from."""
+    return model.model_json_schema(by_alias=True, mode=mode)
+
+
 class _Params(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 

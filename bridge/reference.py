@@ -70,6 +70,7 @@ def render_settings() -> str:
 
 
 def render_commands() -> str:
+    from bridge.page_commands import wire_schema
     from bridge.protocol import COMMAND_TABLE
 
     out = [HEADER, "# Page commands\n",
@@ -84,8 +85,8 @@ def render_commands() -> str:
                "`inject/command_types.js` are generated from the same models). Params not listed are refused "
                "(`bad_arguments`); results may carry more than they name.\n")
     for c in COMMAND_TABLE.values():
-        params = ts_type(c.params.model_json_schema(by_alias=True, mode="validation"))
-        result = ts_type(c.result.model_json_schema(by_alias=True, mode="serialization"))
+        params = ts_type(wire_schema(c.params, "validation"))
+        result = ts_type(wire_schema(c.result, "serialization"))
         out.append(f"### `{c.name}`\n\n- params: `{params}`\n- result: `{result}`\n")
     return "\n".join(out).rstrip() + "\n"
 

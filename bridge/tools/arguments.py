@@ -30,10 +30,7 @@ def compact(schema: Any) -> Any:
         del out["default"]
         del out["anyOf"]
         out = {**(rest[0] if len(rest) == 1 else {"anyOf": rest}), **out}
-    simple = out.get("anyOf")
-    if isinstance(simple, list) and all(isinstance(s, dict) and list(s) == ["type"] for s in simple):
-        out = {k: v for k, v in out.items() if k != "anyOf"}  # anyOf [{type: a}, {type: b}] is type [a, b]
-        out = {"type": [s["type"] for s in simple], **out}
+    out = type_list(out)
     if out.get("additionalProperties") is True:
         del out["additionalProperties"]
     if out.get("default", 0) is None or (out.get("type") == "boolean" and out.get("default") is False):
@@ -109,6 +106,14 @@ def _text_only(annotation: Any) -> bool:
         rest = [a for a in typing.get_args(annotation) if a is not type(None)]
         return bool(rest) and all(_text_only(a) for a in rest)
     return False
+
+
+def type_list(schema: dict[str, Any]) -> dict[str, Any]:
+    """`anyOf [{type: a}, {type: b}]` written as `type: [a, b]` (the same schema, shorter)."""
+    simple = schema.get("anyOf")
+    if isinstance(simple, list) and all(isinstance(s, dict) and list(s) == ["type"] for s in simple):
+        return {"type": [s["type"] for s in simple], **{k: v for k, v in schema.items() if k != "anyOf"}}
+    return schema
 
 
 def unknown(tool: str, arguments: dict[str, Any], schema: dict[str, Any]) -> BridgeError | None:

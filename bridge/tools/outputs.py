@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from bridge import page_commands as m
+from bridge.tools.arguments import type_list
 
 TYPES = {"str": {"type": "string"}, "int": {"type": "integer"}, "num": {"type": "number"},
          "bool": {"type": "boolean"}, "list": {"type": "array"}, "obj": {"type": "object"}, "any": {}}
@@ -50,18 +51,13 @@ def plain(schema: Any) -> Any:
         return [plain(s) for s in schema]
     if not isinstance(schema, dict):
         return schema
-    out = {k: plain(v) for k, v in schema.items()
-           if k not in ("title", "default") and (k != "description" or not isinstance(v, str))}
-    any_of = out.get("anyOf")
-    if isinstance(any_of, list) and all(isinstance(s, dict) and list(s) == ["type"] for s in any_of):
-        del out["anyOf"]
-        out["type"] = [s["type"] for s in any_of]  # anyOf [{type: a}, {type: b}] is type [a, b]
-    return out
+    return type_list({k: plain(v) for k, v in schema.items()
+                      if k not in ("title", "default") and (k != "description" or not isinstance(v, str))})
 
 
 def of_page(model: type[BaseModel], *optional: str, **fields: str | dict[str, Any]) -> dict[str, Any]:
     """A page tool's answer: `model` (a command's result) plus pageId, and any extra fields the tool adds."""
-    schema = plain(model.model_json_schema(by_alias=True, mode="serialization"))
+    schema = plain(m.wire_schema(model, "serialization"))
     extra = obj(*optional, pageId="str", **fields)
     schema["properties"] = {**extra["properties"], **schema.get("properties", {})}
     schema["required"] = [*extra["required"], *schema.get("required", [])]
