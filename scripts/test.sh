@@ -19,11 +19,13 @@ fi
 # the desktop_* tests: a private desktop (Xvfb, openbox, D-Bus, AT-SPI), a GTK and a Tk test app, tesseract for OCR,
 # and what PyGObject needs to build (Debian 12 has no girepository-2.0, so pip builds pygobject<3.52 from source);
 # e2e/test_engines.py: Firefox ESR and WebKitGTK 6.0 on GTK 4 (e2e/webkit_window.py runs on the venv's PyGObject)
-# + redis-server: the team-bridge tests (e2e/test_cluster.py) start a private one per run
+# + redis-server: the team-bridge tests (e2e/test_cluster.py) start a private one per run; haproxy: a real load
+# balancer in front of the replicas; sway, grim, wtype: the Wayland desktop backend on headless sway
 DESKTOP_PKGS="redis-server xvfb openbox x11-utils xdotool at-spi2-core dbus gir1.2-atspi-2.0 gir1.2-gtk-3.0 \
   libgirepository1.0-dev libcairo2-dev pkg-config gcc python3-dev python3-tk tesseract-ocr \
   x11-xserver-utils gnome-calculator qt6ct galculator \
-  firefox-esr gir1.2-webkit-6.0 gir1.2-gtk-4.0"
+  firefox-esr gir1.2-webkit-6.0 gir1.2-gtk-4.0 \
+  sway grim wtype haproxy gnome-text-editor"
 missing=""
 for pkg in $DESKTOP_PKGS; do
   dpkg-query -W -f='${db:Status-Status}' "$pkg" 2>/dev/null | grep -qx installed || missing="$missing $pkg"
@@ -57,7 +59,7 @@ if [ ! -x .tools/conformance/node_modules/.bin/conformance ]; then
 fi
 
 for app in plugins/vite e2e/frameworks/react e2e/frameworks/vue e2e/frameworks/react-vite8 e2e/frameworks/preact \
-    e2e/webpack_app e2e/apps/todomvc e2e/apps/swagger-ui e2e/apps/rapidoc e2e/apps/uikit e2e/ts_client; do
+    e2e/webpack_app e2e/ts_client $(ls -d e2e/apps/*/ | sed 's:/$::'); do
   # the Vite plugin's deps, the real React and Vue apps on Vite 7 and the React app on Vite 8 (Vite dev server) for
   # e2e/test_frameworks.py, the webpack 5 app for e2e/test_webpack.py, and the third-party corpus (apps from npm, pinned,
   # served as published) for e2e/test_third_party.py; skipped when up to date.
@@ -67,6 +69,13 @@ for app in plugins/vite e2e/frameworks/react e2e/frameworks/vue e2e/frameworks/r
     echo "==> installing $app (npm ci)"
     npm ci --prefix "$app" --no-audit --no-fund --loglevel=error >/dev/null
   fi
+done
+
+# Further set-up steps, one file per concern (each idempotent, cached under .tools/): see scripts/setup.d/README
+for step in scripts/setup.d/*.sh; do
+  [ -e "$step" ] || continue
+  # shellcheck disable=SC1090
+  . "$step"
 done
 
 echo "==> running the test suite"
