@@ -61,6 +61,8 @@ class SnapshotParams(_Params):
 
 
 class FindParams(_Params):
+    #: One element (from a snapshot's cut line, say): its whole text.
+    ref: Target | None = None
     text: Text | None = None
     regex: Text | None = None
     exact: bool = False
@@ -132,6 +134,8 @@ class NetworkParams(_Params):
     id: int | None = None
     resources: bool = False
     limit: Annotated[int, Field(ge=1, le=300)] = 50
+    #: Include the dev server's own traffic (HMR sockets and pings, /@vite/, /@fs/, source modules, hot updates).
+    devServer: bool = False
 
 
 class ElementParams(_Params):
@@ -222,6 +226,10 @@ class FindMatch(_Result):
     role: str
     name: str
     context: str
+    #: The element's whole rendered text when its name does not say it all (up to the answer's cap).
+    text: str | None = None
+    #: Characters of `text` left out over the cap.
+    cut: int | None = None
 
 
 class FindResult(_Result):
@@ -300,6 +308,8 @@ class NetworkResult(_Result):
     inflight: int | None = None
     resources: list[dict[str, Any]] | None = None
     request: dict[str, Any] | None = None
+    #: Requests and resources left out as dev-server noise (devServer: true shows them).
+    devServerHidden: int | None = None
 
 
 class SourceResult(_Result):

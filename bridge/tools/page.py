@@ -14,6 +14,7 @@ from pydantic import Field
 
 from bridge import artifacts, errors, sourcemap
 from bridge.dispatch import Dispatcher
+from bridge.registry import parse_list_cursor
 from bridge.protocol import COMMANDS
 from bridge.tools.base import Tool, acting, read_only
 from bridge.tools.page_handle import Page
@@ -38,16 +39,17 @@ async def page_list(
     cursor: str | None = None,
     limit: Annotated[int, Field(ge=1, le=1000)] = 100,
 ) -> dict[str, Any]:
-    """Connected tabs and frames (url, title, verified origin, state), `limit` tabs at a time (then pass `nextCursor`
-    as `cursor`). Page tools take a pageId from here (5173/host, 5173/f0); omitted, the only tab's top frame."""
-    if cursor is not None and not cursor.isdigit():
+    """Connected tabs and frames (url, title, verified origin, state), live tabs first and the most recently active
+    first, reservations that never connected last; `limit` tabs at a time (then pass `nextCursor` as `cursor`).
+    Page tools take a pageId from here (5173/host, 5173/f0); omitted, the only tab's top frame."""
+    clustered = d.cluster is not None
+    if cursor is not None and not (cursor.isdigit() if clustered else parse_list_cursor(cursor)):
         raise errors.BridgeError(f"cursor {cursor[:40]!r} is not one page_list gave: pass its nextCursor unchanged, "
                                  "or leave cursor out to start from the first tab.", code="invalid_argument")
-    after = int(cursor or 0)
     if d.cluster is not None:
-        rows, more = tab_slice(await d.cluster.page_rows(), after, limit)
+        rows, more = tab_slice(await d.cluster.page_rows(), int(cursor or 0), limit)
     else:
-        tabs, more = d.registry.after(after, limit)
+        tabs, more = d.registry.after(cursor, limit)
         rows = d.registry.page_rows(tabs)
     out: dict[str, Any] = {"pages": rows}
     if more is not None:
@@ -165,6 +167,7 @@ def snapshot_result(page_id: str, snap: dict[str, Any], extra: str = "") -> Call
 
 async def page_find(
     page: Page,
+    ref: Annotated[str | None, Field(description="One element: its whole text.")] = None,
     text: Annotated[str | None, Field(description="In name or text, any case.")] = None,
     regex: Annotated[str | None, Field(description="JS regex, any case.")] = None,
     exact: bool = False,
@@ -172,10 +175,12 @@ async def page_find(
     selector: Selector = None,
     limit: Annotated[int, Field(ge=1, le=200)] = 20,
 ) -> dict[str, Any]:
-    """Find elements by text, regex, role and/or selector: refs with role, name, context."""
-    if not any((text, regex, role, selector)):
-        raise errors.BridgeError("Give at least one of text, regex, role or selector.", code="invalid_argument")
-    params = {"text": text, "regex": regex, "exact": exact, "role": role, "selector": selector, "limit": limit}
+    """Find elements by text, regex, role and/or selector: refs with role, name, context, and the whole text of
+    what a name cannot say (a response body); or read one element whole by ref (a snapshot's cut line)."""
+    if not any((ref, text, regex, role, selector)):
+        raise errors.BridgeError("Give at least one of ref, text, regex, role or selector.", code="invalid_argument")
+    params = {"ref": ref, "text": text, "regex": regex, "exact": exact, "role": role, "selector": selector,
+              "limit": limit}
     found = await page.call("find", params, QUICK)
     return {"pageId": page.page_id, **found}
 
@@ -321,9 +326,13 @@ async def page_network(
     id: Annotated[int | None, Field(description="One request in full.")] = None,
     resources: Annotated[bool, Field(description="Also scripts, images, css.")] = False,
     limit: Annotated[int, Field(ge=1, le=300)] = 50,
+    devServer: Annotated[bool, Field(description="Include HMR, /@vite/, source modules.")] = False,
 ) -> dict[str, Any]:
-    """fetch/XHR/WebSocket/EventSource traffic since a cursor: method, url, status, ms, size."""
-    params = {"since": since, "filter": filter, "failedOnly": failedOnly, "id": id, "resources": resources, "limit": limit}
+    """fetch/XHR/WebSocket/EventSource traffic since a cursor: method, url, status, ms, size. A dev server's own
+    traffic (HMR sockets and pings, /@vite/, /@fs/, source modules, hot updates) is left out and counted in
+    devServerHidden unless devServer is true."""
+    params = {"since": since, "filter": filter, "failedOnly": failedOnly, "id": id, "resources": resources, "limit": limit,
+              "devServer": devServer}
     out = await page.call("network", params, QUICK)
     return {"pageId": page.page_id, **out}
 
