@@ -124,10 +124,11 @@ const COMMANDS = {
         : deepElements(document.body || document.documentElement).filter((el) => !SKIP_TAGS.has(el.tagName) && fits(el, roleOf(el)) && !hidden(el));
       const hits = found.slice(0, limit).map((el) => {
         const role = roleOf(el);
-        const ctx = el.closest('form,dialog,section,article,li,tr,fieldset,nav,header,footer,[role=dialog]');
+        // words inside a sentence or a code line: the line they are in is their context
+        const ctx = inlineBox(el) ? lineOf(el) : el.closest('form,dialog,section,article,li,tr,fieldset,nav,header,footer,[role=dialog]');
         const name = (role && nameOf(el, role)) || clip(elementText(el), 100);
         /** @type {FindMatch} */
-        const hit = { ref: refs.of(el), role: role || el.tagName.toLowerCase(), name, context: ctx && ctx !== el ? clip(elementText(ctx), 80) : '' };
+        const hit = { ref: refs.of(el), role: role || el.tagName.toLowerCase(), name, context: ctx && ctx !== el ? clip(elementText(ctx), inlineBox(el) ? 200 : 80) : '' };
         const whole = keepsSpaces(el) ? rawText(el).replace(INVISIBLE_CHARS, '').replace(/^\s*\n|\s+$/g, '') : elementText(el);
         if (params.ref ? whole && whole !== name : whole.length > 100 && whole !== name) {
           hit.text = whole.slice(0, Math.max(0, budget));

@@ -58,7 +58,23 @@ function segments(el, lean) {
     }
   };
   visit(el);
-  return out;
+  return inRowOrder(out);
+}
+
+/** Rows in the order they are shown: a virtualised grid reuses its row elements, so the DOM order is not the
+ * reading order after a sort, and aria-rowindex says where each row sits. @param {Segment[]} segs */
+function inRowOrder(segs) {
+  if (segs.length < 2 || !('block' in segs[0]) || !segs[0].block.hasAttribute('aria-rowindex')) return segs;
+  const at = (/** @type {Segment} */ s) => ('block' in s ? Number(s.block.getAttribute('aria-rowindex')) : NaN);
+  if (segs.some((s) => !(at(s) >= 0))) return segs;
+  return segs.map((s, i) => ({ s, i })).sort((a, b) => at(a.s) - at(b.s) || a.i - b.i).map((x) => x.s);
+}
+
+/** The line an inline element is read in: its nearest ancestor that is not laid out inline. @param {Element} el */
+function lineOf(el) {
+  let up = el.parentElement || hostOf(el);
+  while (up && inlineBox(up)) up = up.parentElement || hostOf(up);
+  return up;
 }
 
 /** Whitespace is shown as it is rendered here (pre, pre-wrap, break-spaces: code, say). @param {Element} el */
@@ -95,7 +111,7 @@ function cutText(s, n, el) {
  * A run as one or more lines of text: whitespace collapsed (kept where the element renders it: code), controls in
  * place as tokens, plain text cut at max characters (a control is never cut; the cut says how to read the rest).
  * @param {Run} run @param {Element} owner @param {number} max @param {boolean} lean
- * @returns {{lines: string[], plain: string, controls: number}}
+ * @returns {{lines: string[], plain: string, spoken: string, controls: number, els: Element[]}}
  */
 function runLines(run, owner, max, lean) {
   /** @type {Element[]} */
@@ -109,6 +125,7 @@ function runLines(run, owner, max, lean) {
   const pre = /\n|\S {2,}|^ +\S|\t/.test(raw) && keepsSpaces(owner);
   const rows = pre ? raw.replace(/\t/g, '    ').split('\n').map((l) => l.replace(/\s+$/, '')) : [raw.replace(/\s+/g, ' ').trim()];
   const plain = normText(raw.replace(TOKEN, ' '));
+  const spoken = controls.length ? normText(raw.replace(TOKEN, (_, i) => ' ' + rawText(controls[Number(i)]) + ' ')) : plain;
   const lines = [];
   for (const row of rows) {
     if (!row.trim()) continue;
@@ -126,7 +143,7 @@ function runLines(run, owner, max, lean) {
     lines.push(text.replace(TOKEN, (m, i, at, whole) => (at > 0 && !/\s/.test(whole[at - 1]) ? ' ' : '') +
       controlToken(controls[Number(i)], lean) + (at + m.length < whole.length && !/\s/.test(whole[at + m.length]) ? ' ' : '')));
   }
-  return { lines, plain, controls: controls.length };
+  return { lines, plain, spoken, controls: controls.length, els: controls };
 }
 
 /** All of el's content as one run (blocks become spaces; a control among them is kept in place): a table cell's
@@ -145,6 +162,17 @@ function flatRun(el, lean) {
   };
   visit(el);
   return run;
+}
+
+/** A run whose words only name its controls (a label's text before its select): the controls say it, each on
+ * its own line. @param {{plain: string, els: Element[]}} r */
+function onlyNamesControls(r) {
+  let rest = r.plain.toLowerCase();
+  for (const c of r.els) {
+    const n = nameOf(c, roleOf(c) || 'button').toLowerCase();
+    if (n) rest = rest.split(n).join(' ');
+  }
+  return saysNothing(rest);
 }
 
 /** Nothing but separators: not worth a line. @param {string} s */

@@ -7,7 +7,7 @@
  * The page's one header, main part and footer are among them (navigation and complementary, which tell a menu's
  * links from the content's, stay). */
 const WRAPPER_ROLES = new Set(['list', 'table', 'group', 'region', 'paragraph', 'cell', 'columnheader', 'form', 'label',
-  'banner', 'main', 'contentinfo']);
+  'banner', 'main', 'contentinfo', 'rowgroup']);
 /** Inside a named element, what still gets lines of its own (presentation and none wrappers do not). */
 const INNER_ROLES = 'input,select,textarea,button,a[href],[role]:not([role=presentation]):not([role=none])';
 /** Characters of running text per line in the lean default (the whole text: detailed, page_find, page_exec). */
@@ -131,11 +131,11 @@ function snapshotWalk(root, opt) {
     let text = '';
     if (segs && segs.length === 1 && !('block' in segs[0])) {
       const r = runLines(segs[0], el, max, lean);
-      if (r.lines.length === 1 && r.plain && !(r.controls && saysNothing(r.plain))) {
+      if (r.lines.length === 1 && r.plain && !(r.controls && onlyNamesControls(r))) {
         own = segs[0];
         text = r.lines[0];
         // a name that only repeats the words around the controls: the line says it, refs in place
-        if (r.controls && name && r.plain.startsWith(name.replace(/…$/, ''))) name = '';
+        if (r.controls && name && r.spoken.startsWith(name.replace(/…$/, ''))) name = '';
         // ", , ," between blocks says nothing; neither do the words of a button its name already says, nor a line
         // that repeats the one before (not in an editor: a code line of `}` twice is two lines)
         if (!r.controls && (saysNothing(r.plain) || (said && said.includes(text)) ||
@@ -203,7 +203,7 @@ function snapshotWalk(root, opt) {
    * their own). @param {Run} seg @param {Element} owner @param {number} level */
   const runText = (seg, owner, level) => {
     const r = runLines(seg, owner, lean ? LEAN_TEXT : 120, lean);
-    if (!r.plain || saysNothing(r.plain)) return !r.controls;
+    if (!r.plain || saysNothing(r.plain) || (r.controls && onlyNamesControls(r))) return !r.controls;
     if (level > opt.depth) return true;
     for (const l of r.lines) {
       emit('  '.repeat(level) + '- text: ' + l);
