@@ -131,13 +131,14 @@ function runLines(run, owner, max, lean) {
     if (!row.trim()) continue;
     let text = row;
     if (row.replace(TOKEN, '').length > max) { // cut the words, keep every control
-      let budget = max - 1, cut = '', left = 0;
+      let budget = max - 1, cut = '';
       for (const piece of row.split(/(\u0001\d+\u0002)/)) {
         if (/^\u0001\d+\u0002$/.test(piece)) { cut += piece; continue; }
-        if (budget > 0) { cut += piece.slice(0, budget); left += Math.max(0, piece.length - budget); budget -= piece.length; }
-        else left += piece.length;
+        if (budget > 0) cut += piece.slice(0, budget);
+        budget -= piece.length;
       }
-      text = cut.replace(/\s+$/, '') + '…' + cutNote(owner, left);
+      cut = cut.replace(/\s+$/, '');
+      text = cut + '…' + cutNote(owner, row.replace(TOKEN, '').length - cut.replace(TOKEN, '').length);
     }
     // a control reads as its own word: a space on each side where the text has none
     lines.push(text.replace(TOKEN, (m, i, at, whole) => (at > 0 && !/\s/.test(whole[at - 1]) ? ' ' : '') +
