@@ -39,9 +39,9 @@ async def page_list(
     cursor: str | None = None,
     limit: Annotated[int, Field(ge=1, le=1000)] = 100,
 ) -> dict[str, Any]:
-    """Connected tabs and frames (url, title, verified origin, state), live tabs first and the most recently active
-    first, reservations that never connected last; `limit` tabs at a time (then pass `nextCursor` as `cursor`).
-    Page tools take a pageId from here (5173/host, 5173/f0); omitted, the only tab's top frame."""
+    """Connected tabs and frames (url, title, verified origin, state), live and most recently active first, `limit`
+    tabs at a time (then pass `nextCursor` as `cursor`). Page tools take a pageId from here (5173/host, 5173/f0);
+    omitted, the only tab's top frame."""
     clustered = d.cluster is not None
     if cursor is not None and not (cursor.isdigit() if clustered else parse_list_cursor(cursor)):
         raise errors.BridgeError(f"cursor {cursor[:40]!r} is not one page_list gave: pass its nextCursor unchanged, "
@@ -56,7 +56,7 @@ async def page_list(
         out["nextCursor"] = str(more)
     if d.cluster is not None and d.cluster.note:
         out["cluster"] = d.cluster.note
-    if not rows and not after:
+    if not rows and not cursor:
         out["hint"] = (f"No page is connected. Load {d.settings.base_url()}/inject/dbg_client.js in your app, "
                        f"or open the demo at {d.settings.base_url()}/demo.")
     return out
@@ -175,8 +175,8 @@ async def page_find(
     selector: Selector = None,
     limit: Annotated[int, Field(ge=1, le=200)] = 20,
 ) -> dict[str, Any]:
-    """Find elements by text, regex, role and/or selector: refs with role, name, context, and the whole text of
-    what a name cannot say (a response body); or read one element whole by ref (a snapshot's cut line)."""
+    """Find elements by text, regex, role and/or selector: refs with role, name, context, long text whole; or read
+    one element by ref."""
     if not any((ref, text, regex, role, selector)):
         raise errors.BridgeError("Give at least one of ref, text, regex, role or selector.", code="invalid_argument")
     params = {"ref": ref, "text": text, "regex": regex, "exact": exact, "role": role, "selector": selector,
@@ -328,9 +328,8 @@ async def page_network(
     limit: Annotated[int, Field(ge=1, le=300)] = 50,
     devServer: Annotated[bool, Field(description="Include HMR, /@vite/, source modules.")] = False,
 ) -> dict[str, Any]:
-    """fetch/XHR/WebSocket/EventSource traffic since a cursor: method, url, status, ms, size. A dev server's own
-    traffic (HMR sockets and pings, /@vite/, /@fs/, source modules, hot updates) is left out and counted in
-    devServerHidden unless devServer is true."""
+    """fetch/XHR/WebSocket/EventSource traffic since a cursor: method, url, status, ms, size (dev-server noise
+    left out, counted in devServerHidden)."""
     params = {"since": since, "filter": filter, "failedOnly": failedOnly, "id": id, "resources": resources, "limit": limit,
               "devServer": devServer}
     out = await page.call("network", params, QUICK)
