@@ -49,7 +49,10 @@ function segments(el, lean) {
       if (k.nodeType === 3) { if (k.nodeValue) add(k.nodeValue); continue; }
       if (k.nodeType !== 1) continue;
       const e = /** @type {Element} */ (k);
-      if (SKIP_TAGS.has(e.tagName) || hidden(e)) continue;
+      if (SKIP_TAGS.has(e.tagName)) continue;
+      // a block is checked when it is walked; an inline element here, since its words join this run
+      if (!INLINE_TAGS.has(e.tagName)) { out.push({ block: e }); run = null; continue; }
+      if (hidden(e)) continue;
       if (e.tagName === 'BR') { add('\n'); continue; }
       const kind = inlineKind(e, lean);
       if (kind === 'text') visit(e);
@@ -111,7 +114,7 @@ function cutText(s, n, el) {
  * A run as one or more lines of text: whitespace collapsed (kept where the element renders it: code), controls in
  * place as tokens, plain text cut at max characters (a control is never cut; the cut says how to read the rest).
  * @param {Run} run @param {Element} owner @param {number} max @param {boolean} lean
- * @returns {{lines: string[], plain: string, spoken: string, controls: number, els: Element[]}}
+ * @returns {{lines: string[], count: number, plain: string, spoken: string, controls: number, els: Element[]}}
  */
 function runLines(run, owner, max, lean) {
   /** @type {Element[]} */
@@ -126,25 +129,32 @@ function runLines(run, owner, max, lean) {
   const rows = pre ? raw.replace(/\t/g, '    ').split('\n').map((l) => l.replace(/\s+$/, '')) : [raw.replace(/\s+/g, ' ').trim()];
   const plain = normText(raw.replace(TOKEN, ' '));
   const spoken = controls.length ? normText(raw.replace(TOKEN, (_, i) => ' ' + rawText(controls[Number(i)]) + ' ')) : plain;
-  const lines = [];
-  for (const row of rows) {
-    if (!row.trim()) continue;
-    let text = row;
-    if (row.replace(TOKEN, '').length > max) { // cut the words, keep every control
-      let budget = max - 1, cut = '';
-      for (const piece of row.split(/(\u0001\d+\u0002)/)) {
-        if (/^\u0001\d+\u0002$/.test(piece)) { cut += piece; continue; }
-        if (budget > 0) cut += piece.slice(0, budget);
-        budget -= piece.length;
+  /** @type {string[]|null} */
+  let lines = null;
+  // the lines (cut, controls written out) only when they are shown: most runs are decided on plain alone
+  const make = () => {
+    const out = [];
+    for (const row of rows) {
+      if (!row.trim()) continue;
+      let text = row;
+      if (row.replace(TOKEN, '').length > max) { // cut the words, keep every control
+        let budget = max - 1, cut = '';
+        for (const piece of row.split(/(\u0001\d+\u0002)/)) {
+          if (/^\u0001\d+\u0002$/.test(piece)) { cut += piece; continue; }
+          if (budget > 0) cut += piece.slice(0, budget);
+          budget -= piece.length;
+        }
+        cut = cut.replace(/\s+$/, '');
+        text = cut + '…' + cutNote(owner, row.replace(TOKEN, '').length - cut.replace(TOKEN, '').length);
       }
-      cut = cut.replace(/\s+$/, '');
-      text = cut + '…' + cutNote(owner, row.replace(TOKEN, '').length - cut.replace(TOKEN, '').length);
+      // a control reads as its own word: a space on each side where the text has none
+      out.push(controls.length ? text.replace(TOKEN, (m, i, at, whole) => (at > 0 && !/\s/.test(whole[at - 1]) ? ' ' : '') +
+        controlToken(controls[Number(i)], lean) + (at + m.length < whole.length && !/\s/.test(whole[at + m.length]) ? ' ' : '')) : text);
     }
-    // a control reads as its own word: a space on each side where the text has none
-    lines.push(text.replace(TOKEN, (m, i, at, whole) => (at > 0 && !/\s/.test(whole[at - 1]) ? ' ' : '') +
-      controlToken(controls[Number(i)], lean) + (at + m.length < whole.length && !/\s/.test(whole[at + m.length]) ? ' ' : '')));
-  }
-  return { lines, plain, spoken, controls: controls.length, els: controls };
+    return out;
+  };
+  const count = rows.filter((r) => r.trim()).length;
+  return { get lines() { return lines || (lines = make()); }, count, plain, spoken, controls: controls.length, els: controls };
 }
 
 /** All of el's content as one run (blocks become spaces; a control among them is kept in place): a table cell's
@@ -155,6 +165,7 @@ function flatRun(el, lean) {
   const visit = (/** @type {Element} */ e) => {
     for (const s of segments(e, lean)) {
       if (!('block' in s)) { run.parts.push(...s.parts); continue; }
+      if (hidden(s.block)) continue;
       run.parts.push(' ');
       if (s.block.matches(ACTION_SELECTOR) && !actionsInside(s.block).length) run.parts.push(s.block);
       else visit(s.block);
