@@ -26,12 +26,36 @@ function inlineBox(el) {
 /** What an inline element is inside a sentence: 'control' (kept in place with its ref), 'text' (its content joins
  * the sentence), or 'block' (walked as its own line). @param {Element} el @param {boolean} lean */
 function inlineKind(el, lean) {
-  if (!inlineBox(el)) return 'block';
   const role = roleOf(el);
   const control = INTERACTIVE.has(role) || role === 'img' || (lean && !role && clickable(el) && !actionsInside(el).length);
-  if (control) return el.querySelector(BLOCK_INSIDE) ? 'block' : 'control';
+  // a control's box is looked at only when words sit beside it (settled in segments): among controls alone (a
+  // toolbar) each gets its own line either way
+  if (control) return el.firstElementChild && el.querySelector(BLOCK_INSIDE) ? 'block' : 'control';
+  if (!inlineBox(el)) return 'block';
   // text-level roles read as text; a span with a role of its own (status, gridcell, …) is a line of its own
   return !role || /^(generic|strong|emphasis|code|mark|subscript|superscript|deletion|insertion|time|term)$/.test(role) ? 'text' : 'block';
+}
+
+/** A run with words in it keeps only the controls laid out inline; one laid out as a block (display: block, a flex
+ * item) breaks the line there. @param {Segment[]} segs @returns {Segment[]} */
+function settleControls(segs) {
+  const out = [];
+  for (const s of segs) {
+    if ('block' in s || !s.parts.some((p) => typeof p === 'string' && p.trim()) || s.parts.every((p) => typeof p === 'string' || inlineBox(p))) {
+      out.push(s);
+      continue;
+    }
+    /** @type {Run} */
+    let run = { parts: [] };
+    for (const p of s.parts) {
+      if (typeof p === 'string' || inlineBox(p)) { run.parts.push(p); continue; }
+      if (run.parts.length) out.push(run);
+      out.push({ block: p });
+      run = { parts: [] };
+    }
+    if (run.parts.length) out.push(run);
+  }
+  return out;
 }
 
 /** el's content in reading order: runs of inline content (text and inline controls), and the block children
@@ -61,7 +85,7 @@ function segments(el, lean) {
     }
   };
   visit(el);
-  return inRowOrder(out);
+  return inRowOrder(settleControls(out));
 }
 
 /** Rows in the order they are shown: a virtualised grid reuses its row elements, so the DOM order is not the
@@ -117,6 +141,17 @@ function cutText(s, n, el) {
  * @returns {{lines: string[], count: number, plain: string, spoken: string, controls: number, els: Element[]}}
  */
 function runLines(run, owner, max, lean) {
+  if (run.parts.every((p) => typeof p !== 'string' || !p.trim())) { // controls only (a toolbar): no words to lay out
+    const els = /** @type {Element[]} */ (run.parts.filter((p) => typeof p !== 'string'));
+    return { get lines() { return els.length ? [els.map((c) => controlToken(c, lean)).join(' ')] : []; },
+      count: els.length ? 1 : 0, plain: '', spoken: '', controls: els.length, els };
+  }
+  if (run.parts.length === 1 && !/[\n\t\u00AD\u200B-\u200D\u2060\uFEFF]|\S {2}|^ +\S/.test(/** @type {string} */ (run.parts[0]))) {
+    // the common case, one plain string that renders as it reads: no tokens, no spaces to keep
+    const plain = normText(/** @type {string} */ (run.parts[0]));
+    const whole = { plain, spoken: plain, controls: 0, els: [], count: plain ? 1 : 0 };
+    return { get lines() { return plain ? [plain.length > max ? cutText(plain, max, owner) : plain] : []; }, ...whole };
+  }
   /** @type {Element[]} */
   const controls = [];
   let raw = '';
