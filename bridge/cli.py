@@ -12,7 +12,7 @@ from typing import Any
 
 from bridge import __version__
 from bridge.command import invocation
-from bridge.settings import ENV_PREFIX, Settings, SettingsError, is_list, load_settings
+from bridge.settings import ENV_PREFIX, Settings, SettingsError, is_list, is_table, load_settings
 
 LOG_FORMAT = "%(asctime)s %(levelname)-7s %(name)s: %(message)s"
 
@@ -31,7 +31,7 @@ MEANING = {
 
 def _add_settings_flags(parser: argparse.ArgumentParser, only: set[str] | None = None, cmd: str = "serve") -> None:
     for name, field in Settings.model_fields.items():
-        if only is not None and name not in only:
+        if (only is not None and name not in only) or is_table(name):
             continue
         flag = "--" + name.replace("_", "-")
         help_ = f"{MEANING.get(cmd, {}).get(name, field.description)} [env {ENV_PREFIX}{name.upper()}]"
