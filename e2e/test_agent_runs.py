@@ -6,47 +6,11 @@ refusal, cancel mid-step, dry run, retries, streaming."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-
 import pytest
 
-from e2e.runs_api import RunsApi, done, of
-from e2e.scripted_model import Req, ScriptedModel, call, say, status
-from tests.support import BridgeProcess, DevServer, open_page
-
-
-@pytest.fixture(scope="module")
-def model() -> Iterator[ScriptedModel]:
-    server = ScriptedModel()
-    yield server
-    server.close()
-
-
-@pytest.fixture(scope="module")
-def agent_bridge(tmp_path_factory, model) -> Iterator[BridgeProcess]:
-    proc = BridgeProcess(tmp_path_factory.mktemp("agent"), env={"DBG_MODEL_URL": model.url,
-                                                                "DBG_MODEL_RETRIES": "2"}).start()
-    yield proc
-    proc.stop()
-
-
-@pytest.fixture(scope="module")
-def api(agent_bridge) -> Iterator[RunsApi]:
-    client = RunsApi(agent_bridge.base, agent_bridge.token)
-    yield client
-    client.close()
-
-
-@pytest.fixture(scope="module")
-def site(agent_bridge) -> Iterator[DevServer]:
-    server = DevServer(agent_bridge.client_js())
-    yield server
-    server.close()
-
-
-@pytest.fixture
-def app_page(context, site):
-    return open_page(context, site.url("/app.html"))
+from e2e.agent_fixtures import agent_bridge, api, app_page, model, site  # noqa: F401 - fixtures
+from e2e.runs_api import done, of
+from e2e.scripted_model import Req, call, status
 
 
 def planner(steps: list[str], stop: list[dict] | None = None):
