@@ -85,6 +85,7 @@ OUTPUTS: dict[str, dict[str, Any]] = {
                            bytes="int", format="str", ms="num"),
     "user_ask": obj("answer:any", "via:str", "status:str", "hint:str", questionId="str"),
     "user_notify": obj(pageId="str", shown="bool"),
+    "agent_run": obj("plan:?obj", id="str", state="str", summary="str", totals="obj", trace="str"),
     "inbox": obj("note:str", "dropped:str", "marked:obj", items="list", cursor="int", more="bool"),
     "desktop_status": obj("inputUntil:num", "recording:?obj", backend="str", mode="str", input="str"),
     "desktop_launch_app": obj("accessible:any", "note:str", app="obj", windows="list"),
