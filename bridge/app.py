@@ -22,6 +22,7 @@ from bridge.dispatch import Dispatcher
 from bridge.http import error_response
 from bridge.mcp_server import build_server, http_app
 from bridge.cockpit import routes as cockpit
+from bridge.cockpit import runs as cockpit_runs
 from bridge.routes import audit_flush, page_channel, runs, sessions, static
 from bridge.security import GuardMiddleware, Policy, TokenGate
 from bridge.settings import Settings
@@ -77,6 +78,7 @@ def create_app(settings: Settings, token: str | None) -> Starlette:
             *sessions.routes,
             *audit_flush.routes,
             *runs.routes,
+            *cockpit_runs.routes,  # before the cockpit's /cockpit/{name} assets
             *cockpit.routes,
             *static.routes,
         ],
