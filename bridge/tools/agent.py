@@ -13,6 +13,7 @@ from bridge.agent.budgets import RunRequest
 from bridge.errors import BridgeError
 from bridge.protocol import explain
 from bridge.tools.base import Tool, acting
+from bridge.tools.outputs import obj
 
 
 async def agent_run(
@@ -55,4 +56,5 @@ async def _progress(ctx: Context, done: float, total: float, message: str) -> No
 
 
 TOOLS = [Tool(agent_run, acting("Delegate a task to the bridge's agent", destructive=True, open_world=True),
-              scope=lambda d: d.agent)]
+              scope=lambda d: d.agent,
+              output=obj("plan:?obj", id="str", state="str", summary="str", totals="obj", trace="str"))]
