@@ -14,6 +14,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from bridge.agent import skill_routes
 from bridge.audit import watching_agent
 from bridge.desktop import served
 from bridge.desktop.service import Desktop
@@ -33,6 +34,10 @@ def create_app(settings: Settings, token: str | None) -> Starlette:
         from bridge.cluster import Cluster  # only with --cluster: the redis client is an optional extra
 
         dispatcher.cluster = Cluster(dispatcher, settings.cluster)
+    from bridge.agent.skill_service import SkillService
+    from bridge.agent.skill_store import open_store
+
+    dispatcher.skills = SkillService(dispatcher, open_store(settings.config_dir, dispatcher.cluster))
     policy = Policy(settings)
     server = build_server(dispatcher)
     mcp_endpoint = TokenGate(watching_agent(http_app(server, dispatcher, policy), dispatcher.audit), token)
@@ -72,6 +77,7 @@ def create_app(settings: Settings, token: str | None) -> Starlette:
             *page_channel.routes,
             *sessions.routes,
             *audit_flush.routes,
+            *skill_routes.routes,
             *cockpit.routes,
             *static.routes,
         ],

@@ -160,6 +160,13 @@ class AskParams(_Params):
     dismiss: Annotated[str, Field(max_length=100)] | None = None
 
 
+class RecordParams(_Params):
+    """record: start (`on`) or stop recording what the human does in the tab; the page shows `name` in its panel."""
+
+    on: Annotated[bool, Field(strict=True)]
+    name: Annotated[str, Field(max_length=100)] | None = None
+
+
 class NotifyParams(_Params):
     message: Text
     level: Literal["info", "success", "warning", "error"] = "info"
@@ -328,6 +335,11 @@ class AskResult(_Result):
 
 class NotifyResult(_Result):
     shown: bool
+
+
+class RecordResult(_Result):
+    recording: bool
+    name: str | None = None
 
 
 class SelectionResult(_Result):

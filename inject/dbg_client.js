@@ -42,7 +42,7 @@ const EVENT_OUTBOX_MAX = 200;
  * @typedef {{type: 'registered', v: number, instanceId: string, secret: string, ttl: number,
  *            heartbeat: number, maxResult: number, renamed: boolean}} RegisterReply
  * Generated from bridge/protocol.py COMMAND_TABLE by `python scripts/gen_docs.py`; do not edit.
- * @typedef {'eval' | 'ping' | 'frames' | 'location' | 'snapshot' | 'find' | 'act' | 'console' | 'wait' | 'navigate' | 'network' | 'source' | 'highlight' | 'ask' | 'notify' | 'screenshot' | 'selection'} CommandName
+ * @typedef {'eval' | 'ping' | 'frames' | 'location' | 'snapshot' | 'find' | 'act' | 'console' | 'wait' | 'navigate' | 'network' | 'source' | 'highlight' | 'ask' | 'notify' | 'screenshot' | 'selection' | 'record'} CommandName
  * @typedef {{type: 'exec', requestId: string, frameId: string, command: CommandName,
  *            params: Record<string, any>, timeout: number}} ExecFrame
  * @typedef {{type: 'ping'}} PingFrame
@@ -53,7 +53,7 @@ const EVENT_OUTBOX_MAX = 200;
  * @typedef {{type: 'frames', frames: FrameInfo[], url?: string, title?: string, complete?: boolean}} FramesMsg
  * @typedef {{type: 'bye', to?: string}} ByeMsg
  * @typedef {{type: 'leaving', to?: string, stayed?: boolean}} LeavingMsg
- * @typedef {{type: 'event', eventId?: string, kind: 'answer'|'message'|'element_selected'|'open_file',
+ * @typedef {{type: 'event', eventId?: string, kind: 'answer'|'message'|'element_selected'|'open_file'|'recorded'|'record_start'|'record_stop',
  *            questionId?: string|null, text?: string, data?: Record<string, any>}} EventMsg
  * @typedef {ResultMsg | FramesMsg | ByeMsg | LeavingMsg | EventMsg} UpMessage
  * @typedef {{__dbg: 1, type: string, payload?: any, requestId?: string, _f?: string}} Envelope
