@@ -70,6 +70,9 @@ def build_parser() -> argparse.ArgumentParser:
     token = sub.add_parser("token", help="Print the MCP bearer token (creating it if missing).",
                            description="Print the MCP bearer token, creating the token file (0600) if missing.")
     _add_settings_flags(token, {"config_dir", "token"}, "token")
+    from bridge.agent.skill_cli import add_parsers
+
+    add_parsers(sub, _add_settings_flags)
     return parser
 
 
@@ -98,6 +101,10 @@ def main(argv: list[str] | None = None) -> int:
 
         print(load_or_create_token(settings))
         return 0
+    if cmd in ("record", "skill", "memory"):
+        from bridge.agent.skill_cli import main as skills_main
+
+        return skills_main(cmd, args, settings)
     parser.error(f"unknown command {cmd}")
     return 2
 

@@ -171,6 +171,7 @@ const recorder = {
     const mods = (k.ctrlKey ? 'Control+' : '') + (k.metaKey ? 'Meta+' : '') + (k.altKey ? 'Alt+' : '');
     if (!(k.key === 'Enter' || k.key === 'Escape' || (mods && k.key.length === 1))) return;
     const el = this.origin(ev) || document.body;
+    if (mods && this.isField(el)) return; // Control+a, Control+v… in a field edit it: its fill is the step
     if (this.typing) this.flush();
     this.emit({ action: 'press', key: mods + (k.key.length === 1 ? k.key.toLowerCase() : k.key), target: this.describe(el) });
   },

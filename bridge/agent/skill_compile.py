@@ -11,12 +11,17 @@ from urllib.parse import urlsplit
 from bridge.agent.skills import Param, Skill, Step, Target, Until
 from bridge.protocol import RecordedStep
 
+#: A field name in the bracket style form libraries write ('customer[address][city]').
+FIELD_PATH = re.compile(r"^[\w-]+(?:\[[^\]]*\])+$")
 #: A load this soon after a click, a key or a choice is taken as its navigation.
 CAUSED_WITHIN_S = 10.0
 
 
 def param_name(label: str, taken: set[str], fallback: str = "value") -> str:
-    """'Customer e-mail' → customer_e_mail; unique among `taken` (a second one gets _2)."""
+    """'Customer e-mail' → customer_e_mail, a form field's name 'root[0][location][city]' → city; unique among
+    `taken` (a second one gets _2)."""
+    if FIELD_PATH.match(label):
+        label = next((seg for seg in reversed(re.findall(r"\[([^\]]*)\]", label)) if not seg.isdigit()), label)
     base = re.sub(r"[^a-z0-9]+", "_", label.lower()).strip("_")[:40] or fallback
     if base[0].isdigit():
         base = "v_" + base
@@ -74,4 +79,16 @@ def compile_recording(name: str, steps: list[RecordedStep], until: Until | None 
         out.append(step)
         last_t, last_action = rec.t or last_t, rec.action
     return Skill(name=name, kind="page", scope=origin_of(start_url or ""), start_url=start_url, params=params,
-                 steps=out, until=until, description=description, source="recording")
+                 steps=out, until=with_params(until, params), description=description, source="recording")
+
+
+def with_params(until: Until | None, params: list[Param]) -> Until | None:
+    """The stop condition with a typed value in it made that parameter's placeholder: the text the human saw at the
+    end ('1 - Ada Lovelace') follows the value a replay types ('1 - {{name}}')."""
+    if until is None or not until.text:
+        return until
+    text = until.text
+    for p in sorted(params, key=lambda p: -len(p.default or "")):
+        if not p.secret and p.default and len(p.default) >= 3 and p.default in text:
+            text = text.replace(p.default, f"{{{{{p.name}}}}}")
+    return until.model_copy(update={"text": text})

@@ -148,7 +148,8 @@ async def replay(skill: Skill, values: dict[str, str], trace: Trace, page: Page 
             trace.event("tool_result", step=i, ok=False, ms=ms, error=str(exc), code=exc.code, line=line,
                         target=step.target.model_dump() if step.target else None)
             ran = "; ".join(f"{n}. {d}" for n, d in enumerate(done, 1)) or "none"
-            err = StepFailed(f"Step {i} of {len(skill.steps)} ({line}) failed: {str(exc)} Steps that ran: {ran}. "
+            detail = exc.args[0] if isinstance(exc, StepFailed) else str(exc)
+            err = StepFailed(f"Step {i} of {len(skill.steps)} ({line}) {detail} Steps that ran: {ran}. "
                              f"Fix the page or the step (`dbg-bridge skill edit {skill.name}`), or record it again.")
             trace.event("run_done", state="failed", steps=len(done), failed_step=i, error=str(err),
                         ms=round((time.perf_counter() - started) * 1000, 1))
@@ -157,18 +158,20 @@ async def replay(skill: Skill, values: dict[str, str], trace: Trace, page: Page 
                     target=step.target.model_dump() if step.target else None,
                     url=result.get("url") if isinstance(result, dict) else None)
         done.append(line)
-    checked = await check_until(skill, page, desktop)
+    checked = await check_until(skill, values, page, desktop)
     trace.event("run_done", state="done", steps=len(done), until=checked,
                 ms=round((time.perf_counter() - started) * 1000, 1))
     return {"skill": skill.name, "revision": skill.revision, "state": "done", "steps": done, "until": checked,
             "ms": round((time.perf_counter() - started) * 1000, 1)}
 
 
-async def check_until(skill: Skill, page: Page | None, desktop: DesktopCall | None) -> str | None:
+async def check_until(skill: Skill, values: dict[str, str], page: Page | None,
+                      desktop: DesktopCall | None) -> str | None:
     """The stop condition on the live page or desktop; a miss is an error (the steps ran, the result is not there)."""
     u = skill.until
     if u is None:
         return None
+    u = u.model_copy(update={"text": fill_in(u.text, values)})
     try:
         if page is not None and (u.text or u.selector):
             await page.call("wait", {"text": u.text, "selector": u.selector, "exact": False,

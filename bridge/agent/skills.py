@@ -131,6 +131,7 @@ def parse(doc: Any, name: str | None = None) -> Skill:
                           "under the new name, then delete the old one).", code="bad_skill")
     declared = {p.name for p in skill.params}
     used = {m for s in skill.steps for m in PLACEHOLDER.findall((s.value or "") + (s.url or ""))}
+    used |= set(PLACEHOLDER.findall(skill.until.text or "")) if skill.until else set()
     if used - declared:
         raise BridgeError(f"Steps use {{{{{sorted(used - declared)[0]}}}}} but params do not declare it: add it to "
                           "params or take it out of the step.", code="bad_skill")
