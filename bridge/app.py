@@ -15,6 +15,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from bridge.agent import skill_routes
+from bridge.agent.service import Agent
 from bridge.audit import watching_agent
 from bridge.desktop import served
 from bridge.desktop.service import Desktop
@@ -22,7 +23,7 @@ from bridge.dispatch import Dispatcher
 from bridge.http import error_response
 from bridge.mcp_server import build_server, http_app
 from bridge.cockpit import routes as cockpit
-from bridge.routes import audit_flush, page_channel, sessions, static
+from bridge.routes import audit_flush, page_channel, runs, sessions, static
 from bridge.security import GuardMiddleware, Policy, TokenGate
 from bridge.settings import Settings
 
@@ -40,6 +41,7 @@ def create_app(settings: Settings, token: str | None) -> Starlette:
     dispatcher.skills = SkillService(dispatcher, open_store(settings.config_dir, dispatcher.cluster))
     policy = Policy(settings)
     server = build_server(dispatcher)
+    agent = dispatcher.agent = Agent(settings, dispatcher, server)  # runs call the same server in-process
     mcp_endpoint = TokenGate(watching_agent(http_app(server, dispatcher, policy), dispatcher.audit), token)
     if token:
         dispatcher.audit.secrets.add(token)  # never in the audit log, wherever an argument carries it
@@ -54,10 +56,12 @@ def create_app(settings: Settings, token: str | None) -> Starlette:
             else:
                 await dispatcher.cluster.start()
             sweeper = asyncio.create_task(_sweep(dispatcher))
+            agent.start()
             try:
                 yield
             finally:
                 sweeper.cancel()
+                await agent.stop()
                 if dispatcher.cluster is not None:
                     await dispatcher.cluster.stop()
                 dispatcher.registry.save()
@@ -78,6 +82,7 @@ def create_app(settings: Settings, token: str | None) -> Starlette:
             *sessions.routes,
             *audit_flush.routes,
             *skill_routes.routes,
+            *runs.routes,
             *cockpit.routes,
             *static.routes,
         ],
@@ -88,6 +93,7 @@ def create_app(settings: Settings, token: str | None) -> Starlette:
     app.state.dispatcher = dispatcher
     app.state.settings = settings
     app.state.policy = policy
+    app.state.agent = agent
     app.state.token = token
     app.state.cockpit_key = cockpit.new_key()  # the cockpit's cookie value, new each process
     app.state.started = time.time()

@@ -65,6 +65,8 @@ class Dispatcher:
         self.cluster: Any = None
         #: Skills and memory (bridge.agent.skill_service.SkillService), built by create_app; None until then.
         self.skills: Any = None
+        #: The runs of this bridge (bridge.agent.service.Agent), built by the app; None outside one.
+        self.agent: Any = None
 
     def page_secrets(self) -> frozenset[str]:
         """Every known page's secret, rebuilt only when the registry changed (the audit redacts them per record)."""

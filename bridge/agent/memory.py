@@ -66,21 +66,36 @@ def extract(events: list[dict[str, Any]]) -> list[Fact]:
                               source=source))
 
     done = next((e for e in events if e.get("type") == "run_done"), {})
+    calls = {e["step"]: e for e in events if e.get("type") == "tool_call" and e.get("step") is not None}
     for e in events:
-        if e.get("type") == "tool_result" and e.get("ok") is False or e.get("is_error"):
-            what = e.get("line") or e.get("tool") or "a step"
-            error = str(e.get("error") or "")
+        if e.get("type") == "tool_result" and e.get("ok") is False:
+            what = e.get("line") or _call_words(calls.get(e.get("step")))
+            error = str(e.get("error") or e.get("text") or "")
             code = e.get("code") or (error[1:error.index("]")] if error.startswith("[") and "]" in error else "error")
-            add("avoid", f"{what} failed ({code}): {error.split('. ')[0][:160]}", "page")
+            detail = error.split("] ", 1)[-1].split(". ")[0][:160]
+            add("avoid", f"{what} failed ({code}): {detail}", "page")
         elif e.get("type") == "human" and e.get("note"):
             add("affordance", f"the human said: {str(e['note'])[:200]}", "human")
     if done.get("state") == "done":
-        acted = [e for e in events if e.get("type") == "tool_result" and e.get("ok") and e.get("target")]
-        for e in acted[:PER_RUN - len(facts)]:
-            t = e["target"]
-            add("affordance", f"{str(e.get('line', '')).split(' ', 1)[0]} on {_target_words(t)} works"
-                              + (f" (found by {t.get('selector')!r})" if t.get("selector") else ""), "page")
+        for e in events:
+            if e.get("type") != "tool_result" or not e.get("ok"):
+                continue
+            if e.get("target"):  # a skill's step
+                t = e["target"]
+                add("affordance", f"{str(e.get('line', '')).split(' ', 1)[0]} on {_target_words(t)} works"
+                                  + (f" (found by {t.get('selector')!r})" if t.get("selector") else ""), "page")
+            elif (call := calls.get(e.get("step"))) and call.get("tool") == "page_act":  # an agent's step
+                add("affordance", f"{_call_words(call)} worked", "page")
     return facts
+
+
+def _call_words(call: dict[str, Any] | None) -> str:
+    """An agent's tool call in a few words: `page_act click text 'Save'`."""
+    if not call:
+        return "a step"
+    args = call.get("args") or {}
+    target = next((f"{k} {str(args[k])[:80]!r}" for k in ("text", "selector", "url", "name") if args.get(k)), "")
+    return " ".join(x for x in (str(call.get("tool", "")), str(args.get("action") or ""), target) if x)
 
 
 class Memory:

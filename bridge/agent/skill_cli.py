@@ -134,6 +134,20 @@ def record(api: Api, args: argparse.Namespace) -> int:
     return 0
 
 
+def save_from_run(base: str, token: str | None, name: str, run_id: str) -> int:
+    """`run --save-skill NAME`: the finished run saved as a skill by the bridge that ran it."""
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    r = httpx.post(f"{base}/v1/skills/{name}/from-run", json={"run": run_id}, headers=headers, timeout=30)
+    data = r.json() if r.headers.get("content-type", "").startswith("application/json") else {}
+    if r.status_code >= 400:
+        err = data.get("error", {})
+        print(f"dbg-bridge: the run was not saved as a skill: [{err.get('code', r.status_code)}] "
+              f"{err.get('message', r.text[:300])}", file=sys.stderr)
+        return 1
+    print(f"saved skill {data['name']!r} (revision {data['revision']}, {data['steps']} steps) from run {run_id}")
+    return 0
+
+
 def _local(settings: Settings) -> Any:
     from bridge.agent.skill_store import DiskStore
 

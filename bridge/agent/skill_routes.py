@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -110,6 +111,20 @@ async def run_skill(s: SkillService, request: Request, data: dict[str, Any]) -> 
         raise
 
 
+async def save_from_run(s: SkillService, request: Request, data: dict[str, Any]) -> Any:
+    from bridge.agent import skill_trace
+    from bridge.agent.skill_from_run import skill_from_run
+    from bridge.agent.skills import check_name
+
+    name = request.path_params["name"]
+    check_name(name)
+    run = _str(data, "run", required=True, limit=80) or ""
+    path = s.runs_dir / f"{run}.jsonl"
+    if not re.match(r"^[A-Za-z0-9_-]+$", run) or not path.is_file():
+        raise HTTPError(404, "unknown_run", f"No run {run[:80]!r} in {s.runs_dir} (`dbg-bridge runs` lists them).")
+    return (await s.skills.save(skill_from_run(name, skill_trace.read(path)))).summary()
+
+
 async def start_recording(s: SkillService, request: Request, data: dict[str, Any]) -> Any:
     name = _str(data, "name", required=True, limit=80) or ""
     rec = await s.recordings.start(s.page(_str(data, "pageId", limit=64)), name)
@@ -160,6 +175,7 @@ routes = [
     Route("/v1/skills/{name}", endpoint(put_skill, body=True), methods=["PUT"]),
     Route("/v1/skills/{name}", endpoint(delete_skill), methods=["DELETE"]),
     Route("/v1/skills/{name}/run", endpoint(run_skill, body=True), methods=["POST"]),
+    Route("/v1/skills/{name}/from-run", endpoint(save_from_run, body=True), methods=["POST"]),
     Route("/v1/recordings", endpoint(start_recording, body=True), methods=["POST"]),
     Route("/v1/recordings/{name}", endpoint(show_recording), methods=["GET"]),
     Route("/v1/recordings/{name}/stop", endpoint(stop_recording, body=True), methods=["POST"]),
