@@ -6,6 +6,7 @@ silently skips an action."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from bridge.agent.skill_compile import origin_of, param_name, with_params
@@ -15,7 +16,9 @@ from bridge.errors import BridgeError
 ACTIONS = {"click", "dblclick", "fill", "type", "select", "check", "uncheck", "press"}
 
 
-def skill_from_run(name: str, events: list[dict[str, Any]]) -> Skill:
+def skill_from_run(name: str, events: list[dict[str, Any]],
+                   origin_of_page: Callable[[str | None], str | None] = lambda _: None) -> Skill:
+    """`origin_of_page(pageId)`: the origin of a page the run addressed (its scope when the run never navigated)."""
     start = next((e for e in events if e.get("type") == "run_start"), {})
     done = next((e for e in events if e.get("type") == "run_done"), {})
     if done.get("state") != "done":
@@ -62,7 +65,8 @@ def skill_from_run(name: str, events: list[dict[str, Any]]) -> Skill:
                           f"{name} --page PAGEID`).", code="not_replayable")
     if not any(s.action != "goto" for s in steps):
         raise BridgeError("The run's successful steps hold no page action to replay.", code="not_replayable")
-    scope = str(start.get("scope") or origin_of(start_url or ""))
+    page_id = next((c.get("args", {}).get("pageId") for c in calls.values() if c.get("args", {}).get("pageId")), None)
+    scope = str(start.get("scope") or origin_of(start_url or "") or origin_of_page(page_id) or "")
     return Skill(name=name, kind="page", scope=scope, start_url=start_url, params=params, steps=steps,
                  until=with_params(until, params), source=f"run:{start.get('run', '')}",
                  description=str(start.get("task") or "")[:4096])

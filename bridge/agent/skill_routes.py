@@ -122,7 +122,7 @@ async def save_from_run(s: SkillService, request: Request, data: dict[str, Any])
     path = s.runs_dir / f"{run}.jsonl"
     if not re.match(r"^[A-Za-z0-9_-]+$", run) or not path.is_file():
         raise HTTPError(404, "unknown_run", f"No run {run[:80]!r} in {s.runs_dir} (`dbg-bridge runs` lists them).")
-    return (await s.skills.save(skill_from_run(name, skill_trace.read(path)))).summary()
+    return (await s.skills.save(skill_from_run(name, skill_trace.read(path), s.origin_of))).summary()
 
 
 async def start_recording(s: SkillService, request: Request, data: dict[str, Any]) -> Any:

@@ -37,6 +37,14 @@ class SkillService:
     def page(self, page_id: str | None, ctx: Any = None) -> Page:
         return Page(self.d, self.d.resolve(page_id), ctx)
 
+    def origin_of(self, page_id: str | None) -> str | None:
+        """The verified origin of a connected page (None when it is not connected)."""
+        try:
+            inst = self.d.resolve(page_id).inst
+        except BridgeError:
+            return None
+        return inst.verified_origin or inst.origin or None
+
     # ---- events from the page (bridge/human/events.py hands them here) -------------------------------------------
 
     def on_event(self, inst: Instance, msg: EventMsg) -> bool:
