@@ -29,6 +29,8 @@ const recorder = {
   lastText: '',
   /** @type {MutationObserver|null} */ observer: null,
   /** @type {HTMLElement|null} */ card: null,
+  /** When the human last pressed a key that is a step. */
+  pressedAt: 0,
 
   /** Start (or go on with) a recording named `name`; the host tells its frames. @param {string} name */
   start(name) {
@@ -121,6 +123,8 @@ const recorder = {
     if (!this.state || !ev.isTrusted) return;
     const at = this.origin(ev);
     if (!at) return;
+    // Enter in a form clicks its submit button for it (detail 0, same moment): the press is the step
+    if (/** @type {MouseEvent} */ (ev).detail === 0 && Date.now() - this.pressedAt < 100) return;
     const el = at.closest(REC_CLICKABLE) || at;
     if (this.isField(el) || el.tagName === 'SELECT' || el.tagName === 'OPTION') return; // focus; the typing or choice is the step
     if (el.tagName === 'INPUT' && /^(checkbox|radio)$/i.test(/** @type {HTMLInputElement} */ (el).type)) return; // its change is the step
@@ -173,6 +177,7 @@ const recorder = {
     const el = this.origin(ev) || document.body;
     if (mods && this.isField(el)) return; // Control+a, Control+v… in a field edit it: its fill is the step
     if (this.typing) this.flush();
+    this.pressedAt = Date.now();
     this.emit({ action: 'press', key: mods + (k.key.length === 1 ? k.key.toLowerCase() : k.key), target: this.describe(el) });
   },
 
