@@ -5,6 +5,7 @@ from typing import Any
 from bridge.dispatch import Dispatcher
 from bridge.errors import BridgeError
 from bridge.tools.base import Tool, acting, read_only
+from bridge.tools.outputs import obj
 from bridge.tools.page_handle import Page
 
 
@@ -30,6 +31,8 @@ async def skill_run(
 
 
 TOOLS = [
-    Tool(skill_list, read_only("List skills")),
-    Tool(skill_run, acting("Run a skill", open_world=True)),
+    Tool(skill_list, read_only("List skills"), output=obj(skills="list")),
+    Tool(skill_run, acting("Run a skill", open_world=True),
+         output=obj("until:?str", "trace:str", "run:str", skill="str", revision="int", state="str", steps="list",
+                    ms="num")),
 ]
