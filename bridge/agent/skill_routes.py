@@ -13,7 +13,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from bridge.agent.skills import Until, parse
+from bridge.agent.skills import Until, check_name, parse
 from bridge.agent.skill_service import SkillService
 from bridge.errors import BridgeError
 from bridge.http import HTTPError, error_response, read_body
@@ -85,6 +85,7 @@ async def show_skill(s: SkillService, request: Request, _: dict[str, Any]) -> An
 
 
 async def put_skill(s: SkillService, request: Request, data: dict[str, Any]) -> Any:
+    check_name(request.path_params["name"])
     skill = parse(data, request.path_params["name"])
     return (await s.skills.save(skill)).summary()
 
@@ -114,7 +115,6 @@ async def run_skill(s: SkillService, request: Request, data: dict[str, Any]) -> 
 async def save_from_run(s: SkillService, request: Request, data: dict[str, Any]) -> Any:
     from bridge.agent import skill_trace
     from bridge.agent.skill_from_run import skill_from_run
-    from bridge.agent.skills import check_name
 
     name = request.path_params["name"]
     check_name(name)
@@ -127,6 +127,7 @@ async def save_from_run(s: SkillService, request: Request, data: dict[str, Any])
 
 async def start_recording(s: SkillService, request: Request, data: dict[str, Any]) -> Any:
     name = _str(data, "name", required=True, limit=80) or ""
+    check_name(name)
     rec = await s.recordings.start(s.page(_str(data, "pageId", limit=64)), name)
     return rec.view()
 
