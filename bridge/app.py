@@ -23,6 +23,7 @@ from bridge.dispatch import Dispatcher
 from bridge.http import error_response
 from bridge.mcp_server import build_server, http_app
 from bridge.cockpit import routes as cockpit
+from bridge.cockpit import skills as cockpit_skills
 from bridge.routes import audit_flush, page_channel, runs, sessions, static
 from bridge.security import GuardMiddleware, Policy, TokenGate
 from bridge.settings import Settings
@@ -83,6 +84,7 @@ def create_app(settings: Settings, token: str | None) -> Starlette:
             *audit_flush.routes,
             *skill_routes.routes,
             *runs.routes,
+            *cockpit_skills.routes,
             *cockpit.routes,
             *static.routes,
         ],

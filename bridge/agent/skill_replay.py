@@ -9,6 +9,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from bridge import page_commands as m
 from bridge.agent.skill_trace import Trace
 from bridge.agent.skills import Skill, Step, Target, fill_in
 from bridge.errors import BridgeError
@@ -98,7 +99,7 @@ async def nearby(page: Page, t: Target) -> str:
 async def run_page_step(page: Page, step: Step, values: dict[str, str]) -> dict[str, Any]:
     frame = page if step.frame == "host" else page.frame(step.frame)
     if step.action == "goto":
-        return await page_navigate(page, "goto", fill_in(step.url, values))
+        return await page_navigate(page, m.NavigateParams(action="goto", url=fill_in(step.url, values)))
     assert step.target is not None
     wait = min(MAX_STEP_WAIT, max(STEP_WAIT, 2 * step.after))
     if step.target.tag == "body" or (not step.target.name and step.target.selector == "body"):
@@ -115,7 +116,7 @@ async def run_page_step(page: Page, step: Step, values: dict[str, str]) -> dict[
         args["value"] = fill_in(step.value, values) or ""
     if step.action == "press":
         args["key"] = step.key or "Enter"
-    return await page_act(frame, **args)
+    return await page_act(frame, m.ActParams(**args))
 
 
 async def replay(skill: Skill, values: dict[str, str], trace: Trace, page: Page | None,
