@@ -14,6 +14,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from bridge.agent import skill_routes
 from bridge.agent.service import Agent
 from bridge.audit import watching_agent
 from bridge.desktop import served
@@ -23,6 +24,7 @@ from bridge.http import error_response
 from bridge.mcp_server import build_server, http_app
 from bridge.cockpit import routes as cockpit
 from bridge.cockpit import runs as cockpit_runs
+from bridge.cockpit import skills as cockpit_skills
 from bridge.routes import audit_flush, page_channel, runs, sessions, static
 from bridge.security import GuardMiddleware, Policy, TokenGate
 from bridge.settings import Settings
@@ -35,6 +37,10 @@ def create_app(settings: Settings, token: str | None) -> Starlette:
         from bridge.cluster import Cluster  # only with --cluster: the redis client is an optional extra
 
         dispatcher.cluster = Cluster(dispatcher, settings.cluster)
+    from bridge.agent.skill_service import SkillService
+    from bridge.agent.skill_store import open_store
+
+    dispatcher.skills = SkillService(dispatcher, open_store(settings.config_dir, dispatcher.cluster))
     policy = Policy(settings)
     server = build_server(dispatcher)
     agent = dispatcher.agent = Agent(settings, dispatcher, server)  # runs call the same server in-process
@@ -77,8 +83,10 @@ def create_app(settings: Settings, token: str | None) -> Starlette:
             *page_channel.routes,
             *sessions.routes,
             *audit_flush.routes,
+            *skill_routes.routes,
             *runs.routes,
             *cockpit_runs.routes,  # before the cockpit's /cockpit/{name} assets
+            *cockpit_skills.routes,
             *cockpit.routes,
             *static.routes,
         ],

@@ -36,6 +36,7 @@ from bridge.registry import split_page_id
 HERE = Path(__file__).resolve().parent
 ASSETS = {"cockpit.js": "text/javascript; charset=utf-8", "desktop.js": "text/javascript; charset=utf-8",
           "runs.js": "text/javascript; charset=utf-8",
+          "skills.js": "text/javascript; charset=utf-8",
           "cockpit.css": "text/css; charset=utf-8"}
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
        "frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'")
