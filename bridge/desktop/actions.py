@@ -7,7 +7,6 @@ Runs on the desktop worker thread (every function takes the backend first).
 from __future__ import annotations
 
 import re
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
