@@ -93,6 +93,11 @@ class Settings(BaseModel):
                                                              "desktop_size (the screen spans them all).")
     desktop_scale: int = Field(1, ge=1, le=3, description="Scale factor of the private desktop (HiDPI): apps draw "
                                                           "at 2x or 3x (GDK_SCALE, QT_SCALE_FACTOR, Xft.dpi).")
+    desktop_handback_idle: float = Field(
+        30, ge=0, le=86400,
+        description="On an attached desktop, the human's own input takes the desktop from the agent; it comes back "
+                    "when they hand it back in the cockpit's Desktop tab, or after this many seconds without their "
+                    "input (0: only the cockpit).")
     desktop_allow: list[str] = Field(
         default_factory=list,
         description="Programs desktop_launch_app may start (names on PATH or paths; run as argv, never a shell).")

@@ -269,3 +269,29 @@ def test_the_recorder_turns_raw_input_into_steps():
     out = rec.stop()
     assert [s["arguments"]["value"] for s in out["steps"]] == ["<redacted>"] and out["redacted"] == 1
     assert "hunter2" not in repr(out) and "hunter2" not in repr(vars(rec))
+
+
+def test_the_desktop_passes_to_the_human_at_their_input_and_back_after_the_idle_period(monkeypatch):
+    from bridge.desktop import control
+
+    now = [1000.0]
+    monkeypatch.setattr(control.time, "monotonic", lambda: now[0])
+    changes: list[dict] = []
+    c = control.Control(30, changes.append)
+    c.require_agent("Clicking", "cockpit")
+    c.human_input("pointer")
+    c.human_input("key")  # already theirs: no second change
+    assert c.current() == "human" and [s["holder"] for s in changes] == ["human"]
+    with pytest.raises(DesktopError) as info:
+        c.require_agent("Clicking", "http://127.0.0.1:1/#desktop")
+    assert info.value.code == "user_control" and "after 30 s without their input" in str(info.value)
+    now[0] += 29
+    c.human_input("pointer")  # still busy: the idle period starts again
+    now[0] += 29
+    assert c.current() == "human"
+    now[0] += 1
+    assert c.current() == "agent" and changes[-1]["reason"] == "no input from the human for 30 s"
+    never = control.Control(0, changes.append)
+    never.human_input("key")
+    now[0] += 10_000
+    assert never.current() == "human" and never.hand_back() and not never.hand_back()
