@@ -84,10 +84,11 @@ def _desktop(settings: Settings) -> list[Check]:
     served = Check("desktop tools", why is None, "desktop_* tools registered" if why is None
                    else f"desktop_* tools not registered: {why}", required=False)
     if not settings.desktop_enabled:
-        return [Check("desktop tools", True, served.detail, required=False)]
+        return [Check("desktop tools", True, served.detail + " (a web developer's agent does not pay for them)",
+                      required=False)]
     if not sys.platform.startswith("linux"):
         return [Check("desktop tools", False, served.detail,
-                      "Use the page_* tools, or turn the family off: DBG_DESKTOP_ENABLED=0", required=False)]
+                      "Use the page_* tools, or leave the family off (without --desktop-enabled)", required=False)]
     apt = ("sudo apt-get install -y xvfb openbox dbus at-spi2-core gir1.2-atspi-2.0 libgirepository1.0-dev "
            "libcairo2-dev pkg-config gcc")
     pip = "pip install -e '.[desktop]'"

@@ -77,9 +77,10 @@ class Settings(BaseModel):
         None, pattern=r"^(redis|rediss|unix)://",
         description="Join a team bridge: share pages, calls, questions and the inbox with every replica using this "
                     "Redis (redis://[user:password@]host:port/db, rediss:// for TLS). Without it nothing is shared.")
-    desktop_enabled: bool = Field(True, description="Serve the desktop_* tools (nothing starts until one is called). "
-                                                    "DBG_DESKTOP_ENABLED=0 turns the family off: its tools are then "
-                                                    "not registered.")
+    desktop_enabled: bool = Field(
+        False, description="Serve the desktop_* tools (26 tools, about 13 K characters of every tools/list; nothing "
+                           "starts until one is called). Off by default: turn it on with --desktop-enabled, "
+                           "DBG_DESKTOP_ENABLED=1 or desktop_enabled = true in config.toml.")
     desktop_backend: Literal["auto", "x11", "macos", "windows"] = Field(
         "auto", description="Desktop backend: auto picks by platform (x11 on Linux; macOS and Windows answer "
                             "not_available yet).")

@@ -64,7 +64,8 @@ def why_unavailable(settings: Any) -> str | None:  # not `unavailable`: the subm
     """Why the desktop_* tools cannot work here (so they are not registered), or None when the backend loads.
     `dbg-bridge doctor` prints this reason and the fix."""
     if not settings.desktop_enabled:
-        return "turned off (desktop_enabled=false)"
+        return ("off (the default): turn it on with `dbg-bridge serve --desktop-enabled`, DBG_DESKTOP_ENABLED=1 or "
+                "desktop_enabled = true in config.toml")
     name = auto_backend() if settings.desktop_backend == "auto" else settings.desktop_backend
     if name != "x11":
         return f"no {name} backend yet (X11 only)"

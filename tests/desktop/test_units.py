@@ -102,10 +102,11 @@ def test_desktop_settings_come_from_env_and_flags_and_are_checked(tmp_path):
     assert args.desktop_allow == ["gedit", "kate"] and args.desktop_display == ":1"
 
 
-def test_turning_the_family_off_unregisters_its_tools():
+def test_the_family_is_registered_only_when_turned_on():
     desktop = {t.name for t in TOOLS if t.name.startswith("desktop_")}
     assert len(desktop) == 26  # desktop_read_text joined the 25
-    assert desktop <= {t.name for t in enabled_tools(Settings())}
+    assert desktop <= {t.name for t in enabled_tools(Settings(desktop_enabled=True))}
+    assert not desktop & {t.name for t in enabled_tools(Settings())}  # off by default
     assert not desktop & {t.name for t in enabled_tools(Settings(desktop_enabled=False))}
     kinds = {t.name: t.annotations for t in TOOLS if t.name in desktop}
     assert kinds["desktop_screenshot"].read_only_hint and kinds["desktop_list_windows"].read_only_hint
