@@ -53,17 +53,16 @@ def value_of(b: Any, ref: str) -> str | None:
 
 
 def holds(value: str | None, before: str | None, text: str) -> bool:
-    """Whether `value` is `before` with `text` inserted once (anywhere: the caret may be anywhere), or exactly
-    `text` when the field was cleared first (before is None)."""
+    """Whether `value` is `before` with `text` typed in once: inserted at the caret, or over a selection (a run of
+    `before` replaced); exactly `text` when the field was cleared first (before is None)."""
     if value is None:
         return False
     if before is None:
         return value == text
-    if len(value) != len(before) + len(text):
-        return False
     start = value.find(text)
     while start >= 0:
-        if value[:start] + value[start + len(text):] == before:
+        prefix, suffix = value[:start], value[start + len(text):]
+        if len(prefix) + len(suffix) <= len(before) and before.startswith(prefix) and before.endswith(suffix):
             return True
         start = value.find(text, start + 1)
     return False
