@@ -66,7 +66,8 @@ def build_parser() -> argparse.ArgumentParser:
     doctor = sub.add_parser("doctor", help="Check this machine's setup and say how to fix each miss.",
                             description="Check the port, the token file, Python packages, Chromium and the desktop "
                                         "tools' needs, and say how to fix each miss.")
-    _add_settings_flags(doctor, {"host", "port", "config_dir"}, "doctor")
+    _add_settings_flags(doctor, {"host", "port", "config_dir", "desktop_enabled", "desktop_backend", "desktop_display",
+                                 "desktop_user"}, "doctor")
     token = sub.add_parser("token", help="Print the MCP bearer token (creating it if missing).",
                            description="Print the MCP bearer token, creating the token file (0600) if missing.")
     _add_settings_flags(token, {"config_dir", "token"}, "token")
