@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import time
 from collections.abc import AsyncIterator
+from typing import Any
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -51,7 +52,15 @@ def create_app(settings: Settings, token: str | None) -> Starlette:
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         # the desktop is only an object until a desktop_* tool runs something; its Xvfb and apps stop with it here
-        dispatcher.desktop = Desktop(settings) if served(settings) else None
+        loop = asyncio.get_running_loop()
+
+        def control_changed(state: dict[str, Any]) -> None:  # from the desktop's watcher thread
+            text = ("The human took the desktop: the agent's desktop input is refused until they hand it back"
+                    if state["holder"] == "human" else "The desktop is the agent's again")
+            loop.call_soon_threadsafe(lambda: dispatcher.inbox.add(
+                "desktop_control", f"{text} ({state['reason']}).", None, state, source="human"))
+
+        dispatcher.desktop = Desktop(settings, control_changed) if served(settings) else None
         async with server.session_manager.run():
             if dispatcher.cluster is None:  # in a cluster, Redis keeps the reserved ids
                 dispatcher.registry.persist_to(settings.config_dir / "pages.json")
