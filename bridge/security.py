@@ -32,7 +32,7 @@ class Policy:
         names = ["127.0.0.1", "localhost", "[::1]"]
         if not settings.is_loopback and settings.host not in ("0.0.0.0", "::"):
             names.append(f"[{settings.host}]" if ":" in settings.host else settings.host)
-        self.hosts = {f"{n}:{port}" for n in names}
+        self.hosts = {f"{n}:{port}" for n in names} | {h.lower() for h in settings.public_hosts}
         self._shard_host = re.compile(rf"^[a-z0-9-]+\.localhost:{port}$", re.IGNORECASE)
         self.own_origins = {f"http://{h}" for h in self.hosts}
         self._own_shard = re.compile(rf"^http://[a-z0-9-]+\.localhost:{port}$", re.IGNORECASE)
