@@ -90,6 +90,17 @@ class Settings(BaseModel):
         None, pattern=r"^(redis|rediss|unix)://",
         description="Join a team bridge: share pages, calls, questions and the inbox with every replica using this "
                     "Redis (redis://[user:password@]host:port/db, rediss:// for TLS). Without it nothing is shared.")
+    advertise_url: str | None = Field(
+        None, pattern=r"^https?://[^/\s]+$",
+        description="The URL pages reach this replica's page channel by (scheme://host:port): every replica of a "
+                    "team bridge lists its replicas' URLs in the register answer, and a page whose replica goes "
+                    "away tries them in turn. Behind a load balancer, give every replica the balancer's URL. "
+                    "Default: this bridge's own address.")
+    public_hosts: list[str] = Field(
+        default_factory=list,
+        description="Host headers (host:port) accepted besides the bridge's own, e.g. the address of a load "
+                    "balancer or proxy in front of it that forwards the Host it was called by. Off unless given; "
+                    "the Origin rules are unchanged.")
     desktop_enabled: bool = Field(
         False, description="Serve the desktop_* tools (26 tools, about 13 K characters of every tools/list; nothing "
                            "starts until one is called). Off by default: turn it on with --desktop-enabled, "
@@ -175,6 +186,10 @@ class Settings(BaseModel):
     @property
     def is_loopback(self) -> bool:
         return self.host in LOOPBACK_HOSTS
+
+    def page_channel_url(self) -> str:
+        """Where pages reach this bridge's page channel (what a team bridge's register answer lists)."""
+        return self.advertise_url or self.base_url()
 
     def base_url(self, port: int | None = None) -> str:
         host = "127.0.0.1" if self.host in ("0.0.0.0", "::", "") else self.host

@@ -14,7 +14,7 @@
  * @typedef {{type: 'bye', to?: string | null}} ByeMsg
  * @typedef {{type: 'leaving', to?: string | null, stayed: boolean}} LeavingMsg
  * @typedef {{type: 'event', eventId?: string | null, kind: 'answer' | 'message' | 'element_selected' | 'open_file' | 'recorded' | 'record_start' | 'record_stop', questionId?: string | null, text: string, data: Record<string, any>}} EventMsg
- * @typedef {{type: 'registered', v: number, instanceId: string, secret: string, ttl: number, heartbeat: number, maxResult: number, renamed: boolean}} RegisterReply
+ * @typedef {{type: 'registered', v: number, instanceId: string, secret: string, ttl: number, heartbeat: number, maxResult: number, renamed: boolean, replicas?: Array<string> | null}} RegisterReply
  * @typedef {{type: 'exec', requestId: string, frameId: string, command: 'eval' | 'ping' | 'frames' | 'location' | 'snapshot' | 'find' | 'act' | 'console' | 'wait' | 'navigate' | 'network' | 'source' | 'highlight' | 'ask' | 'notify' | 'screenshot' | 'selection' | 'record', params: Record<string, any>, timeout: number}} ExecFrame
  * @typedef {{type: 'ping'}} PingFrame
  * @typedef {{type: 'ack', requestIds: Array<string>, eventIds: Array<string>}} AckFrame
