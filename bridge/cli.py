@@ -79,7 +79,8 @@ def build_parser() -> argparse.ArgumentParser:
     doctor = sub.add_parser("doctor", help="Check this machine's setup and say how to fix each miss.",
                             description="Check the port, the token file, Python packages, Chromium and the desktop "
                                         "tools' needs, and say how to fix each miss.")
-    _add_settings_flags(doctor, {"host", "port", "config_dir"}, "doctor")
+    _add_settings_flags(doctor, {"host", "port", "config_dir", "desktop_enabled", "desktop_backend", "desktop_display",
+                                 "desktop_user"}, "doctor")
     run = sub.add_parser(
         "run", help="Run one task with the bridge's agent (plan, act, verify), printing each step.",
         description="Run TASK on the bridge's agent through the runs API (/v1/runs): prints the plan and each step "
@@ -95,6 +96,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--allow", default=None, metavar="LIST", type=lambda s: [o.strip() for o in s.split(",") if o.strip()],
                      help="Consent classes (eval, navigate, submit) or tool names/globs this run may use without "
                           "asking the human (printed at the start). Comma-separated.")
+    run.add_argument("--save-skill", default=None, metavar="NAME", help="When the run ends done, save its "
+                     "successful steps as the skill NAME (dbg-bridge skill show NAME).")
     _add_settings_flags(run, RUN_FLAGS, "run")
     runs = sub.add_parser("runs", help="List the runs in the config dir, or print one (runs show ID).",
                           description="List past runs from their traces (<config dir>/runs/*.jsonl), newest first; "
@@ -105,6 +108,9 @@ def build_parser() -> argparse.ArgumentParser:
     token = sub.add_parser("token", help="Print the MCP bearer token (creating it if missing).",
                            description="Print the MCP bearer token, creating the token file (0600) if missing.")
     _add_settings_flags(token, {"config_dir", "token"}, "token")
+    from bridge.agent.skill_cli import add_parsers
+
+    add_parsers(sub, _add_settings_flags)
     return parser
 
 
@@ -135,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
         body: dict[str, Any] = {"dryrun": args.dryrun, "allow": args.allow or [], "budgets": budgets}
         if settings.model != Settings.model_fields["model"].default:
             body["model"] = settings.model
-        return run_command(settings, args.task, args.bridge, body)
+        return run_command(settings, args.task, args.bridge, body, save_skill=args.save_skill)
     if cmd == "runs":
         from bridge.agent.client import runs_command
 
@@ -147,6 +153,10 @@ def main(argv: list[str] | None = None) -> int:
 
         print(load_or_create_token(settings))
         return 0
+    if cmd in ("record", "skill", "memory"):
+        from bridge.agent.skill_cli import main as skills_main
+
+        return skills_main(cmd, args, settings)
     parser.error(f"unknown command {cmd}")
     return 2
 

@@ -66,6 +66,8 @@ class Dispatcher:
         self.open_file_limit = RateLimit(settings.open_file_per_minute, 60.0)
         #: `--cluster`: the replica's part in a Redis-backed cluster (bridge.cluster.Cluster), else None.
         self.cluster: Any = None
+        #: Skills and memory (bridge.agent.skill_service.SkillService), built by create_app; None until then.
+        self.skills: Any = None
         #: The runs of this bridge (bridge.agent.service.Agent), built by the app; None outside one.
         self.agent: Any = None
 

@@ -129,7 +129,8 @@ class RunClient:
         self.http.post(f"/v1/runs/{run_id}/cancel")
 
 
-def run_command(settings: Settings, task: str, bridge: str | None, body: dict[str, Any]) -> int:
+def run_command(settings: Settings, task: str, bridge: str | None, body: dict[str, Any],
+                save_skill: str | None = None) -> int:
     from bridge.security import load_or_create_token
     from bridge.stdio_proxy import bridge_answers, start_bridge
 
@@ -157,6 +158,11 @@ def run_command(settings: Settings, task: str, bridge: str | None, body: dict[st
             client.say("\ncancelling (Ctrl+C)…")
             client.cancel(run_id)
             state = client.follow(run_id, terminal=False)
+        if save_skill and state == "done":  # --save-skill: the run's successful steps as a skill
+            from bridge.agent.skill_cli import save_from_run
+
+            if save_from_run(base, token, save_skill, run_id) != 0:
+                return 1
         return EXIT.get(state, 1)
     finally:
         if child is not None:

@@ -458,4 +458,6 @@ class Loop:
         close = getattr(self.model, "close", None)
         if close is not None:
             await close()
-        await asyncio.shield(self.services.seams.run_finished(self.run.row(), list(self.run.events)))
+        where = self.scope()  # memory keeps what the run learned per origin/app
+        await asyncio.shield(self.services.seams.run_finished(
+            {**self.run.row(), "scope": {"origin": where.origin, "app": where.app}}, list(self.run.events)))

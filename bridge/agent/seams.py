@@ -13,7 +13,7 @@ from typing import Any
 log = logging.getLogger("bridge.agent")
 
 #: Import strings ("module:Class") of the providers every run gets; each class is built with the Settings.
-PROVIDERS: tuple[str, ...] = ()
+PROVIDERS: tuple[str, ...] = ("bridge.agent.skill_seam:SkillsProvider",)
 #: Characters of planner context one provider may add.
 MAX_CONTEXT = 2000
 

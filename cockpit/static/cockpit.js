@@ -42,7 +42,7 @@
 
   // ---- tabs ------------------------------------------------------------------------------------------------
 
-  const TABS = ['sessions', 'activity', 'runs', 'inbox', 'desktop', 'setup'];
+  const TABS = ['sessions', 'activity', 'runs', 'inbox', 'desktop', 'skills', 'setup'];
   function showTab() {
     const wanted = location.hash.slice(1);
     const name = TABS.includes(wanted) ? wanted : document.body.dataset.defaultTab || 'sessions';

@@ -31,6 +31,7 @@ EXPECTED = {
     "desktop_accessibility_tree": (True, False, True, False), "desktop_find_elements": (True, False, True, False),
     "desktop_wait_for_window": (True, False, True, False), "desktop_wait_for_element": (True, False, True, False),
     "desktop_start_recording": (False, False, False, False), "desktop_stop_recording": (False, False, False, False),
+    "skill_list": (True, False, True, False), "skill_run": (False, True, False, True),
 }
 
 
