@@ -179,8 +179,11 @@ async def check_until(skill: Skill, values: dict[str, str], page: Page | None,
                                      "timeout": STEP_WAIT}, STEP_WAIT + 5)
             return f"text {u.text!r} seen" if u.text else f"{u.selector!r} visible"
         if desktop is not None and u.window:
-            await desktop("desktop_wait", {"window": u.window, "timeout": STEP_WAIT})
+            await desktop("desktop_wait_for_window", {"title": u.window, "timeout": STEP_WAIT})
             return f"window {u.window!r} open"
+        if desktop is not None and u.text:
+            await desktop("desktop_wait_for_element", {"target": {"name": u.text}, "timeout": STEP_WAIT})
+            return f"element {u.text!r} seen"
     except BridgeError as exc:
         raise BridgeError(f"Every step ran but the stop condition was not met: {u.model_dump(exclude_none=True)} "
                           f"({exc}). The page may have changed what it shows at the end; check it, then edit the "
