@@ -77,10 +77,14 @@ class SkillService:
         """Replay a skill; its trace is written and memory learns from it whether it worked or not."""
         skill = await self.skills.get(name)
         values = skill.bind(params)
+        for p in skill.params:  # a secret is blanked in every audit line, this run's skill_run call's included
+            if p.secret and values.get(p.name):
+                self.d.audit.secrets.add(values[p.name])
         page = self.page(page_id, ctx) if skill.kind == "page" else None
         trace = skill_trace.Trace(self.runs_dir, skill_trace.new_run_id())
         try:
-            out = await replay(skill, values, trace, page, self.desktop_call if self.d.desktop is not None else None)
+            out = await replay(skill, values, trace, page, self.desktop_call if self.d.desktop is not None else None,
+                               self.d.audit.tool_call)
             out["trace"] = str(trace.path)
             out["run"] = trace.run_id
             return out
