@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import time
 from collections.abc import AsyncIterator
+from typing import Any
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -23,6 +24,7 @@ from bridge.dispatch import Dispatcher
 from bridge.http import error_response
 from bridge.mcp_server import build_server, http_app
 from bridge.cockpit import routes as cockpit
+from bridge.cockpit import runs as cockpit_runs
 from bridge.cockpit import skills as cockpit_skills
 from bridge.routes import audit_flush, page_channel, runs, sessions, static
 from bridge.security import GuardMiddleware, Policy, TokenGate
@@ -50,7 +52,15 @@ def create_app(settings: Settings, token: str | None) -> Starlette:
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         # the desktop is only an object until a desktop_* tool runs something; its Xvfb and apps stop with it here
-        dispatcher.desktop = Desktop(settings) if served(settings) else None
+        loop = asyncio.get_running_loop()
+
+        def control_changed(state: dict[str, Any]) -> None:  # from the desktop's watcher thread
+            text = ("The human took the desktop: the agent's desktop input is refused until they hand it back"
+                    if state["holder"] == "human" else "The desktop is the agent's again")
+            loop.call_soon_threadsafe(lambda: dispatcher.inbox.add(
+                "desktop_control", f"{text} ({state['reason']}).", None, state, source="human"))
+
+        dispatcher.desktop = Desktop(settings, control_changed) if served(settings) else None
         async with server.session_manager.run():
             if dispatcher.cluster is None:  # in a cluster, Redis keeps the reserved ids
                 dispatcher.registry.persist_to(settings.config_dir / "pages.json")
@@ -84,6 +94,7 @@ def create_app(settings: Settings, token: str | None) -> Starlette:
             *audit_flush.routes,
             *skill_routes.routes,
             *runs.routes,
+            *cockpit_runs.routes,  # before the cockpit's /cockpit/{name} assets
             *cockpit_skills.routes,
             *cockpit.routes,
             *static.routes,

@@ -79,7 +79,8 @@ def build_parser() -> argparse.ArgumentParser:
     doctor = sub.add_parser("doctor", help="Check this machine's setup and say how to fix each miss.",
                             description="Check the port, the token file, Python packages, Chromium and the desktop "
                                         "tools' needs, and say how to fix each miss.")
-    _add_settings_flags(doctor, {"host", "port", "config_dir"}, "doctor")
+    _add_settings_flags(doctor, {"host", "port", "config_dir", "desktop_enabled", "desktop_backend", "desktop_display",
+                                 "desktop_user"}, "doctor")
     run = sub.add_parser(
         "run", help="Run one task with the bridge's agent (plan, act, verify), printing each step.",
         description="Run TASK on the bridge's agent through the runs API (/v1/runs): prints the plan and each step "

@@ -74,6 +74,8 @@ class SnapshotParams(Params):
 
 
 class FindParams(Params):
+    #: One element (a snapshot's cut line names its ref): its whole text.
+    ref: Target | None = None
     text: Annotated[Text | None, Field(description="In name or text, any case.")] = None
     regex: Annotated[Text | None, Field(description="JS regex, any case.")] = None
     exact: bool = False
@@ -147,6 +149,8 @@ class NetworkParams(Params):
     id: Annotated[int | None, Field(description="One request in full.")] = None
     resources: Annotated[bool, Field(description="Also scripts, images, css.")] = False
     limit: Annotated[int, Field(ge=1, le=300)] = 50
+    #: Include the dev server's own traffic (HMR sockets and pings, /@vite/, /@fs/, source modules, hot updates).
+    devServer: bool = False
 
 
 class ElementParams(Params):
@@ -244,6 +248,10 @@ class FindMatch(_Result):
     role: str
     name: str
     context: str
+    #: The element's whole rendered text when its name does not say it all (up to the answer's cap).
+    text: str | None = None
+    #: Characters of `text` left out over the cap.
+    cut: int | None = None
 
 
 class FindResult(_Result):
@@ -322,6 +330,8 @@ class NetworkResult(_Result):
     inflight: int | None = None
     resources: list[dict[str, Any]] | None = None
     request: dict[str, Any] | None = None
+    #: Requests and resources left out as dev-server noise (devServer: true shows them).
+    devServerHidden: int | None = None
 
 
 class SourceResult(_Result):

@@ -198,6 +198,9 @@ class RegisterReply(_Msg):
     maxResult: int
     #: The id the page asked for was taken by a live tab (a duplicated tab gets a fresh one).
     renamed: bool = False
+    #: A team bridge's replicas' page-channel URLs (--advertise-url): where the page tries next, in turn, should
+    #: this one go away (None: a single bridge).
+    replicas: list[str] | None = None
 
 
 class ExecFrame(_Msg):

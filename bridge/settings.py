@@ -90,22 +90,47 @@ class Settings(BaseModel):
         None, pattern=r"^(redis|rediss|unix)://",
         description="Join a team bridge: share pages, calls, questions and the inbox with every replica using this "
                     "Redis (redis://[user:password@]host:port/db, rediss:// for TLS). Without it nothing is shared.")
-    desktop_enabled: bool = Field(True, description="Serve the desktop_* tools (nothing starts until one is called). "
-                                                    "DBG_DESKTOP_ENABLED=0 turns the family off: its tools are then "
-                                                    "not registered.")
-    desktop_backend: Literal["auto", "x11", "macos", "windows"] = Field(
-        "auto", description="Desktop backend: auto picks by platform (x11 on Linux; macOS and Windows answer "
-                            "not_available yet).")
+    advertise_url: str | None = Field(
+        None, pattern=r"^https?://[^/\s]+$",
+        description="The URL pages reach this replica's page channel by (scheme://host:port): every replica of a "
+                    "team bridge lists its replicas' URLs in the register answer, and a page whose replica goes "
+                    "away tries them in turn. Behind a load balancer, give every replica the balancer's URL. "
+                    "Default: this bridge's own address.")
+    public_hosts: list[str] = Field(
+        default_factory=list,
+        description="Host headers (host:port) accepted besides the bridge's own, e.g. the address of a load "
+                    "balancer or proxy in front of it that forwards the Host it was called by. Off unless given; "
+                    "the Origin rules are unchanged.")
+    desktop_enabled: bool = Field(
+        False, description="Serve the desktop_* tools (26 tools, about 13 K characters of every tools/list; nothing "
+                           "starts until one is called). Off by default: turn it on with --desktop-enabled, "
+                           "DBG_DESKTOP_ENABLED=1 or desktop_enabled = true in config.toml.")
+    desktop_backend: Literal["auto", "x11", "wayland", "macos", "windows"] = Field(
+        "auto", description="Desktop backend: auto picks by platform (on Linux wayland inside a sway session, where "
+                            "WAYLAND_DISPLAY and SWAYSOCK are set, else x11; macOS and Windows answer not_available "
+                            "yet). wayland works with wlroots compositors that speak sway's IPC; GNOME and KDE need "
+                            "portals and libei, not built.")
+    desktop_user: str = Field(
+        "dbg-desktop", min_length=1,
+        description="The unprivileged user a bridge running as root starts the private Wayland desktop (sway, its "
+                    "bus and apps) as: sway refuses root.")
     desktop_display: str = Field(
-        "private", pattern=r"^(private|[A-Za-z0-9.\-]*:\d+(\.\d+)?)$",
-        description="'private' starts a private Xvfb desktop (with openbox and its own D-Bus) for the bridge; ':N' "
-                    "attaches to that existing display, where input tools need the human's consent.")
+        "private", pattern=r"^(private|[A-Za-z0-9.\-]*:\d+(\.\d+)?|wayland(-\d+)?)$",
+        description="'private' starts a private desktop for the bridge (Xvfb + openbox, or headless sway for the "
+                    "wayland backend, each with its own D-Bus); ':N' attaches to that existing X display, 'wayland' "
+                    "(or wayland-N) to the sway session the bridge runs in; input on an attached one needs the "
+                    "human's consent.")
     desktop_size: str = Field("1280x800", pattern=r"^\d{2,5}x\d{2,5}$",
                               description="Screen size of the private desktop (WIDTHxHEIGHT).")
     desktop_monitors: int = Field(1, ge=1, le=4, description="Monitors of the private desktop, side by side, each "
                                                              "desktop_size (the screen spans them all).")
     desktop_scale: int = Field(1, ge=1, le=3, description="Scale factor of the private desktop (HiDPI): apps draw "
                                                           "at 2x or 3x (GDK_SCALE, QT_SCALE_FACTOR, Xft.dpi).")
+    desktop_handback_idle: float = Field(
+        30, ge=0, le=86400,
+        description="On an attached desktop, the human's own input takes the desktop from the agent; it comes back "
+                    "when they hand it back in the cockpit's Desktop tab, or after this many seconds without their "
+                    "input (0: only the cockpit).")
     desktop_allow: list[str] = Field(
         default_factory=list,
         description="Programs desktop_launch_app may start (names on PATH or paths; run as argv, never a shell).")
@@ -161,6 +186,10 @@ class Settings(BaseModel):
     @property
     def is_loopback(self) -> bool:
         return self.host in LOOPBACK_HOSTS
+
+    def page_channel_url(self) -> str:
+        """Where pages reach this bridge's page channel (what a team bridge's register answer lists)."""
+        return self.advertise_url or self.base_url()
 
     def base_url(self, port: int | None = None) -> str:
         host = "127.0.0.1" if self.host in ("0.0.0.0", "::", "") else self.host

@@ -93,6 +93,15 @@ class ScriptedModel:
             def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
                 pass
 
+            def do_GET(self) -> None:  # noqa: N802 - /v1/models, as doctor asks
+                data = json.dumps({"object": "list", "data": [{"id": n, "object": "model"} for n in owner.policies]
+                                   }).encode()
+                self.send_response(200 if self.path.endswith("/models") else 404)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
             def do_POST(self) -> None:  # noqa: N802
                 body = json.loads(self.rfile.read(int(self.headers.get("content-length") or 0)))
                 name = body.get("model", "")

@@ -142,3 +142,17 @@ def test_run_starts_a_bridge_when_none_answers_and_stops_it_after(model, tmp_pat
         return False
 
     wait_until(refused, 15, what="the bridge run started to stop")
+
+
+def test_doctor_says_whether_the_model_answers_and_what_a_run_gets(model, tmp_path):
+    model.policies.setdefault("cli-doctor", finish_quickly)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DBG_", "OPENAI_"))}
+    out = subprocess.run([sys.executable, "-m", "bridge", "doctor", "--port", str(free_port()), "--config-dir",
+                          str(tmp_path)], capture_output=True, text=True, cwd=ROOT, timeout=60,
+                         env={**env, "OPENAI_BASE_URL": model.url}).stdout
+    line = [ln for ln in out.splitlines() if ln.startswith("[ok  ] model")]
+    assert line and f"{model.url} answers (models:" in line[0] and "cli-doctor" in line[0], out
+    assert any(ln.startswith("[ok  ] run tools") and "page (" in ln and "inbox (1)" in ln for ln in out.splitlines())
+    out = subprocess.run([sys.executable, "-m", "bridge", "doctor", "--port", str(free_port()), "--config-dir",
+                          str(tmp_path)], capture_output=True, text=True, cwd=ROOT, timeout=60, env=env).stdout
+    assert "[warn] model          no model endpoint set" in out

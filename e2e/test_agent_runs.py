@@ -283,3 +283,26 @@ def test_runs_api_bad_input_is_a_4xx_in_the_bridge_error_shape(api, agent_bridge
         assert response.status_code == code, (response.status_code, response.text)
         assert response.json()["error"]["code"] == error
     assert isinstance(api.http.get("/v1/runs").json()["runs"], list)
+
+
+def test_an_mcp_client_delegates_a_task_with_agent_run_and_hears_each_step(model, agent_bridge, app_page):
+    from tests.support import McpSession
+
+    model.policies["delegated"] = load_more
+    heard: list[tuple] = []
+
+    async def on_progress(progress, total, message) -> None:
+        heard.append((progress, total, message))
+
+    session = McpSession(agent_bridge.mcp_url, agent_bridge.token)
+    try:
+        result = session.run(session.client.call_tool("agent_run", {"task": "Load more", "model": "delegated"},
+                                                      progress_callback=on_progress), 60)
+    finally:
+        session.close()
+    assert not result.is_error, result.content
+    out = result.structured_content
+    assert out["state"] == "done" and out["plan"]["steps"][0] == "Click Load more" and out["trace"].endswith(".jsonl")
+    assert (1, 20, "step 1: page_act") in heard
+    # the run's own calls were not made through agent_run recursion: it is not among a run's tools
+    assert "agent_run" not in model.requests["delegated"][1].tools

@@ -17,6 +17,7 @@ PARTS: tuple[str, ...] = (
     "deep.js",
     "text.js",
     "page_model.js",
+    "lines.js",
     "snapshot.js",
     "keyboard.js",
     "act.js",

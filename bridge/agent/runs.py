@@ -83,6 +83,8 @@ class Run:
                 if e["type"] == "run_done":
                     return
             last = backlog[-1]["seq"] if backlog else after
+            if self.over:  # a reconnect after the end: nothing more will come
+                return
             while True:
                 e = await q.get()
                 if e["seq"] <= last:

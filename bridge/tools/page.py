@@ -16,6 +16,7 @@ from bridge import artifacts, errors, sourcemap
 from bridge import page_commands as m
 from bridge.dispatch import Dispatcher
 from bridge.page_commands import COMMANDS
+from bridge.registry import parse_list_cursor
 from bridge.tools.base import Tool, acting, read_only
 from bridge.tools.outputs import obj, of_page
 from bridge.tools.page_handle import Page
@@ -35,23 +36,23 @@ async def page_list(
     cursor: str | None = None,
     limit: Annotated[int, Field(ge=1, le=1000)] = 100,
 ) -> dict[str, Any]:
-    """Connected tabs and frames (url, title, verified origin, state), `limit` tabs at a time (then pass `nextCursor`
-    as `cursor`). Page tools take a pageId from here (5173/host, 5173/f0); omitted, the only tab's top frame."""
-    if cursor is not None and not cursor.isdigit():
+    """Connected tabs and frames (url, title, verified origin, state), `limit` tabs at a time. Page
+    tools take a pageId from here (5173/host, 5173/f0); omitted, the only tab's top frame."""
+    clustered = d.cluster is not None
+    if cursor is not None and not (cursor.isdigit() if clustered else parse_list_cursor(cursor)):
         raise errors.BridgeError(f"cursor {cursor[:40]!r} is not one page_list gave: pass its nextCursor unchanged, "
                                  "or leave cursor out to start from the first tab.", code="invalid_argument")
-    after = int(cursor or 0)
     if d.cluster is not None:
-        rows, more = tab_slice(await d.cluster.page_rows(), after, limit)
+        rows, more = tab_slice(await d.cluster.page_rows(), int(cursor or 0), limit)
     else:
-        tabs, more = d.registry.after(after, limit)
+        tabs, more = d.registry.after(cursor, limit)
         rows = d.registry.page_rows(tabs)
     out: dict[str, Any] = {"pages": rows}
     if more is not None:
         out["nextCursor"] = str(more)
     if d.cluster is not None and d.cluster.note:
         out["cluster"] = d.cluster.note
-    if not rows and not after:
+    if not rows and not cursor:
         out["hint"] = (f"No page is connected. Load {d.settings.base_url()}/inject/dbg_client.js in your app, "
                        f"or open the demo at {d.settings.base_url()}/demo.")
     return out
@@ -147,8 +148,8 @@ def snapshot_result(page_id: str, snap: dict[str, Any], extra: str = "") -> Call
 
 async def page_find(page: Page, params: m.FindParams) -> dict[str, Any]:
     """Find elements by text, regex, role and/or selector: refs with role, name, context."""
-    if not any((params.text, params.regex, params.role, params.selector)):
-        raise errors.BridgeError("Give at least one of text, regex, role or selector.", code="invalid_argument")
+    if not any((params.ref, params.text, params.regex, params.role, params.selector)):
+        raise errors.BridgeError("Give at least one of ref, text, regex, role or selector.", code="invalid_argument")
     found = await page.call("find", params, QUICK)
     return {"pageId": page.page_id, **found}
 

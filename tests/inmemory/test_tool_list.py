@@ -75,6 +75,16 @@ def test_the_desktop_family_fits_its_budget(tmp_path: Path):
     run(go())
 
 
+def test_the_desktop_family_is_served_only_when_the_user_turns_it_on(tmp_path: Path):
+    from bridge.tools import enabled_tools
+    from bridge.tools.desktop import TOOLS as DESKTOP
+
+    default = {t.name for t in enabled_tools(Settings(config_dir=tmp_path))}
+    assert default == DEFAULT_FAMILY | SKILL_FAMILY
+    on = {t.name for t in enabled_tools(Settings(config_dir=tmp_path, desktop_enabled=True))}
+    assert on == DEFAULT_FAMILY | SKILL_FAMILY | {t.name for t in DESKTOP}
+
+
 def test_schemas_carry_no_titles_or_null_unions(tmp_path: Path):
     async def go():
         async with bridge(tmp_path) as b:
@@ -93,7 +103,7 @@ def test_the_desktop_family_is_not_registered_when_its_backend_cannot_load(tmp_p
             names = {t.name for t in (await b.client.list_tools()).tools}
         assert names == DEFAULT_FAMILY | SKILL_FAMILY
     run(go())
-    assert desktop.why_unavailable(Settings()) == "Python packages missing: mss (pip install 'dbg-bridge[desktop]')"
+    assert desktop.why_unavailable(Settings(desktop_enabled=True)) == "Python packages missing: mss (pip install 'dbg-bridge[desktop]')"
 
 
 def test_doctor_says_why_the_desktop_tools_are_not_registered(monkeypatch):
@@ -101,6 +111,8 @@ def test_doctor_says_why_the_desktop_tools_are_not_registered(monkeypatch):
     from bridge.doctor import checks
 
     monkeypatch.setattr(desktop, "X11_MODULES", {"no_such_module_here": "mss"})
-    check = next(c for c in checks(Settings()) if c.name == "desktop tools")
+    off = next(c for c in checks(Settings()) if c.name == "desktop tools")
+    assert off.ok and "--desktop-enabled" in off.detail and "DBG_DESKTOP_ENABLED=1" in off.detail
+    check = next(c for c in checks(Settings(desktop_enabled=True)) if c.name == "desktop tools")
     assert not check.ok and check.detail == ("desktop_* tools not registered: Python packages missing: mss "
                                              "(pip install 'dbg-bridge[desktop]')")
