@@ -79,7 +79,8 @@ def test_record_in_the_terminal_stop_in_the_panel_then_replay_with_a_secret(brid
     assert fresh.locator("#out").text_content() == "Welcome, grace@example.com (remembered)"
     assert fresh.frame_locator("#prefs").locator("#remember").is_checked()
     trace = out.rsplit("trace ", 1)[1].strip()
-    assert "hunter22" not in open(trace).read()
+    assert "hunter22" not in open(trace).read() and "hunter22" not in bridge.audit(raw=True)
+    assert any(r.get("tool") == "page_act" for r in bridge.audit())  # each replayed step is audited
 
 
 def test_the_panel_record_card_starts_a_recording(bridge, dev, context):
