@@ -29,10 +29,6 @@ from bridge.settings import Settings
 def create_app(settings: Settings, token: str | None) -> Starlette:
     """The bridge as an ASGI app. `settings.port` must be the port actually bound (Host checks use it)."""
     dispatcher = Dispatcher(settings)
-    if settings.cluster:
-        from bridge.cluster import Cluster  # only with --cluster: the redis client is an optional extra
-
-        dispatcher.cluster = Cluster(dispatcher, settings.cluster)
     policy = Policy(settings)
     server = build_server(dispatcher)
     mcp_endpoint = TokenGate(watching_agent(http_app(server, dispatcher, policy), dispatcher.audit), token)
@@ -44,17 +40,13 @@ def create_app(settings: Settings, token: str | None) -> Starlette:
         # the desktop is only an object until a desktop_* tool runs something; its Xvfb and apps stop with it here
         dispatcher.desktop = Desktop(settings) if served(settings) else None
         async with server.session_manager.run():
-            if dispatcher.cluster is None:  # in a cluster, Redis keeps the reserved ids
-                dispatcher.registry.persist_to(settings.config_dir / "pages.json")
-            else:
-                await dispatcher.cluster.start()
+            await dispatcher.shared.start()  # reserved ids back from pages.json, or the team bridge joined
             sweeper = asyncio.create_task(_sweep(dispatcher))
             try:
                 yield
             finally:
                 sweeper.cancel()
-                if dispatcher.cluster is not None:
-                    await dispatcher.cluster.stop()
+                await dispatcher.shared.stop()
                 dispatcher.registry.save()
                 desktop, dispatcher.desktop = dispatcher.desktop, None
                 if desktop is not None:

@@ -22,6 +22,8 @@ from bridge.protocol import CancelFrame, ExecFrame, ResultMsg, dump
 from bridge.ratelimit import RateLimit
 from bridge.registry import LOST_GRACE, lost_to, Instance, Registry, split_page_id
 from bridge.settings import Settings
+from bridge import shared_state
+from bridge.shared_state import SharedState
 
 #: How long a call addressed to a reloading/reconnecting page waits for it to come back.
 RECONNECT_WAIT = 10.0
@@ -64,8 +66,8 @@ class Dispatcher:
         self.desktop: Any = None
         #: open_file requests per page origin (the human could not have asked for more).
         self.open_file_limit = RateLimit(settings.open_file_per_minute, 60.0)
-        #: `--cluster`: the replica's part in a Redis-backed cluster (bridge.cluster.Cluster), else None.
-        self.cluster: Any = None
+        #: Pages, questions and the inbox as every replica sees them (bridge/shared_state.py, picked once).
+        self.shared: SharedState = shared_state.build(self)
 
     def page_secrets(self) -> frozenset[str]:
         """Every known page's secret, rebuilt only when the registry changed (the audit redacts them per record)."""
@@ -119,9 +121,7 @@ class Dispatcher:
 
     def only_tab(self) -> str:
         """With pageId left out: the top frame of the one live tab, or an error naming the choices."""
-        tabs = [i for i in self.registry.instances.values() if i.live]
-        if self.cluster is not None:
-            tabs += [i for i in self.cluster.mirror.instances.values() if i.live]
+        tabs = [i for i in self.registry.instances.values() if i.live] + self.shared.remote_tabs()
         if len(tabs) == 1:
             return f"{tabs[0].id}/host"
         if not tabs:
@@ -158,11 +158,9 @@ class Dispatcher:
         return until if time.monotonic() < until else None
 
     def lookup(self, instance_id: str) -> Instance | None:
-        """A page of this bridge, or (in a cluster) of another replica."""
+        """A page of this bridge, or of another replica."""
         inst = self.registry.instances.get(instance_id)
-        if inst is None and self.cluster is not None:
-            return self.cluster.mirror.get(instance_id)
-        return inst
+        return self.shared.remote(instance_id) if inst is None else inst
 
     async def target(self, page_id: str | None, timeout: float) -> Target:
         """`resolve`, but a page that is reloading, reconnecting or coming back after a bridge restart (its id was

@@ -454,6 +454,19 @@ class Registry:
         return rows
 
 
+def tab_slice(rows: list[dict[str, Any]], skip: int, limit: int) -> tuple[list[dict[str, Any]], int | None]:
+    """`limit` tabs (each with its frames) after the first `skip` of a flat page_list, and where the next starts."""
+    tab = -1
+    out = []
+    for row in rows:
+        tab += row["parent"] is None
+        if tab >= skip + limit:
+            return out, skip + limit
+        if tab >= skip:
+            out.append(row)
+    return out, None
+
+
 def split_page_id(page_id: str) -> tuple[str, str] | None:
     m = PAGE_ID_RE.match(page_id.strip())
     if not m:

@@ -28,10 +28,12 @@ from bridge.cluster.mirror import Mirror, RemoteInstance
 from bridge.cluster.questions_sync import QuestionSync
 from bridge.cluster.replica import Liveness
 from bridge.protocol import RegisterRequest
-from bridge.registry import Instance, Registry, check_claims, port_of
+from bridge.registry import Instance, Registry, check_claims, port_of, tab_slice
 
 if TYPE_CHECKING:
     from bridge.dispatch import Dispatcher
+    from bridge.inbox import Item
+    from bridge.questions import Question
 
 log = logging.getLogger("bridge.cluster")
 
@@ -44,7 +46,12 @@ def _candidates(n: int = 8) -> list[str]:
 
 
 class Cluster:
-    def __init__(self, d: Dispatcher, url: str) -> None:
+    """The shared state of a team bridge (bridge/shared_state.py picks it for `--cluster`): pages, calls,
+    questions, approvals and the inbox shared with every replica through Redis."""
+
+    def __init__(self, d: Dispatcher) -> None:
+        url = d.settings.cluster
+        assert url, "the redis backend needs --cluster"
         self.d = d
         self.registry: Registry = d.registry
         self.rid = "r" + secrets.token_hex(4)
@@ -318,6 +325,32 @@ class Cluster:
     async def replica_urls(self) -> list[str]:
         """The live replicas' page-channel URLs, this one's first (what a register answer lists)."""
         return await self.liveness.urls()
+
+    # ---- the SharedState seam -------------------------------------------------------------------------------
+
+    def remote(self, instance_id: str) -> Instance | None:
+        return self.mirror.get(instance_id)
+
+    def remote_tabs(self) -> list[Instance]:
+        return [i for i in self.mirror.instances.values() if i.live]
+
+    async def page_list(self, after: int, limit: int) -> tuple[list[dict[str, Any]], int | None]:
+        return tab_slice(await self.page_rows(), after, limit)
+
+    def remote_rows(self) -> list[dict[str, Any]]:
+        return self.mirror_rows()
+
+    def remote_questions(self) -> list[Question]:
+        return self.questions.open_questions()
+
+    def remote_question(self, question_id: str) -> Question | None:
+        return self.questions.get(question_id)
+
+    def forward_answer(self, question_id: str, answer: Any, via: str, instance_id: str | None) -> bool:
+        return self.questions.forward(question_id, answer, via, instance_id)
+
+    async def message_id(self, item: Item) -> int | None:
+        return await self.inbox.settled(item)
 
     async def page_rows(self) -> list[dict[str, Any]]:
         """page_list across the cluster: this replica's pages as today, every other one read from Redis."""
