@@ -66,6 +66,10 @@ class Dispatcher:
         self.desktop: Any = None
         #: open_file requests per page origin (the human could not have asked for more).
         self.open_file_limit = RateLimit(settings.open_file_per_minute, 60.0)
+        #: Skills and memory (bridge.agent.skill_service.SkillService), built by create_app; None until then.
+        self.skills: Any = None
+        #: The runs of this bridge (bridge.agent.service.Agent), built by the app; None outside one.
+        self.agent: Any = None
         #: Pages, questions and the inbox as every replica sees them (bridge/shared_state.py, picked once).
         self.shared: SharedState = shared_state.build(self)
 

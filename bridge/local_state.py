@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from bridge.registry import parse_list_cursor
+
 if TYPE_CHECKING:
     from bridge.dispatch import Dispatcher
     from bridge.inbox import Item
@@ -36,8 +38,11 @@ class LocalState:
     def remote_tabs(self) -> list[Instance]:
         return []
 
-    async def page_list(self, after: int, limit: int) -> tuple[list[dict[str, Any]], int | None]:
-        tabs, more = self.d.registry.after(after, limit)
+    def valid_cursor(self, cursor: str) -> bool:
+        return parse_list_cursor(cursor) is not None
+
+    async def page_list(self, cursor: str | None, limit: int) -> tuple[list[dict[str, Any]], str | None]:
+        tabs, more = self.d.registry.after(cursor, limit)
         return self.d.registry.page_rows(tabs), more
 
     def remote_rows(self) -> list[dict[str, Any]]:

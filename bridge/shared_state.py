@@ -49,8 +49,11 @@ class SharedState(Protocol):
     def remote_tabs(self) -> list[Instance]:
         """Other replicas' live tabs."""
 
-    async def page_list(self, after: int, limit: int) -> tuple[list[dict[str, Any]], int | None]:
-        """`limit` tabs' page_list rows (with their frames) after the first `after`, and where the next start."""
+    def valid_cursor(self, cursor: str) -> bool:
+        """Whether `cursor` is one page_list gives (each backend pages its own way)."""
+
+    async def page_list(self, cursor: str | None, limit: int) -> tuple[list[dict[str, Any]], str | None]:
+        """`limit` tabs' page_list rows (with their frames) after `cursor`, and the cursor of the next ones."""
 
     def remote_rows(self) -> list[dict[str, Any]]:
         """Other replicas' pages as the cockpit lists them (what is known here now, no round trip)."""

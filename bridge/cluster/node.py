@@ -334,8 +334,12 @@ class Cluster:
     def remote_tabs(self) -> list[Instance]:
         return [i for i in self.mirror.instances.values() if i.live]
 
-    async def page_list(self, after: int, limit: int) -> tuple[list[dict[str, Any]], int | None]:
-        return tab_slice(await self.page_rows(), after, limit)
+    def valid_cursor(self, cursor: str) -> bool:
+        return cursor.isdigit()  # tabs to skip in the cluster-wide list
+
+    async def page_list(self, cursor: str | None, limit: int) -> tuple[list[dict[str, Any]], str | None]:
+        rows, more = tab_slice(await self.page_rows(), int(cursor or 0), limit)
+        return rows, None if more is None else str(more)
 
     def remote_rows(self) -> list[dict[str, Any]]:
         return self.mirror_rows()
