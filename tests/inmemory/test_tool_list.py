@@ -80,9 +80,9 @@ def test_the_desktop_family_is_served_only_when_the_user_turns_it_on(tmp_path: P
     from bridge.tools.desktop import TOOLS as DESKTOP
 
     default = {t.name for t in enabled_tools(Settings(config_dir=tmp_path))}
-    assert default == DEFAULT_FAMILY
+    assert default == DEFAULT_FAMILY | SKILL_FAMILY
     on = {t.name for t in enabled_tools(Settings(config_dir=tmp_path, desktop_enabled=True))}
-    assert on == DEFAULT_FAMILY | {t.name for t in DESKTOP}
+    assert on == DEFAULT_FAMILY | SKILL_FAMILY | {t.name for t in DESKTOP}
 
 
 def test_schemas_carry_no_titles_or_null_unions(tmp_path: Path):
