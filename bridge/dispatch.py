@@ -47,12 +47,15 @@ class Dispatcher:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self.registry = Registry(settings.page_ttl, settings.max_pending_pages)
+        # the single-machine parts tell the shared state of their changes (it is built last, below: they are
+        # told only once pages and questions come, at run time)
+        self.registry = Registry(settings.page_ttl, settings.max_pending_pages,
+                                 on_change=lambda inst, gone: self.shared.page_changed(inst, gone))
         self._secrets: tuple[object, frozenset[str]] = (None, frozenset())
         self.pending = Pending()
-        self.inbox = Inbox()
+        self.inbox = Inbox(share=_InboxShare(self))
         self.clients = Clients()
-        self.questions = Questions()
+        self.questions = Questions(on_change=lambda q, opened: self.shared.question_changed(q, opened))
         #: Every tool call and human event: appended to audit.jsonl and streamed to the cockpit.
         self.audit = Audit(None if settings.no_audit else settings.config_dir / "audit.jsonl",
                            settings.audit_max_bytes, settings.audit_keep,
@@ -60,8 +63,6 @@ class Dispatcher:
         self.inbox.hooks.append(self.audit.inbox_item)
         #: Fire-and-forget work (announcements, re-shown questions); held here so the tasks are not collected.
         self.background: set[asyncio.Task[Any]] = set()
-        #: (consent class, verified origin) pairs the human allowed for this bridge's lifetime.
-        self.approved_origins: set[tuple[str, str]] = set()
         #: The bridge.desktop.service.Desktop, built and closed by the app's lifespan (None: not built, or disabled).
         self.desktop: Any = None
         #: open_file requests per page origin (the human could not have asked for more).
@@ -72,6 +73,11 @@ class Dispatcher:
         self.agent: Any = None
         #: Pages, questions and the inbox as every replica sees them (bridge/shared_state.py, picked once).
         self.shared: SharedState = shared_state.build(self)
+
+    @property
+    def approved_origins(self) -> set[tuple[str, str]]:
+        """(consent class, verified origin) pairs the human allowed for this bridge's lifetime (every replica's)."""
+        return self.shared.approvals
 
     def page_secrets(self) -> frozenset[str]:
         """Every known page's secret, rebuilt only when the registry changed (the audit redacts them per record)."""
@@ -388,6 +394,19 @@ class Dispatcher:
 #: What a failure after dispatch tells the agent about retrying.
 NOT_BLINDLY = ("Do not blindly retry code that is not idempotent (it may apply twice): check the page's state "
                "first (page_snapshot, or a read-only page_exec).")
+
+
+class _InboxShare:
+    """The inbox's items shared through the shared state (whichever it is once built)."""
+
+    def __init__(self, d: Dispatcher) -> None:
+        self.d = d
+
+    def take(self, item: Any) -> bool:
+        return self.d.shared.inbox_take(item)
+
+    def mark(self, ids: list[int], status: Any) -> None:
+        self.d.shared.inbox_mark(ids, status)
 
 
 def _when(w: Waiter) -> str:

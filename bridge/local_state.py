@@ -22,6 +22,7 @@ class LocalState:
 
     def __init__(self, dispatcher: Dispatcher) -> None:
         self.d = dispatcher
+        self.approvals: set[tuple[str, str]] = set()
 
     async def start(self) -> None:
         self.d.registry.persist_to(self.d.settings.config_dir / "pages.json")
@@ -68,6 +69,18 @@ class LocalState:
 
     def forward_answer(self, question_id: str, answer: Any, via: str, instance_id: str | None) -> bool:
         return False
+
+    def page_changed(self, inst: Instance, gone: bool) -> None:
+        pass
+
+    def question_changed(self, q: Question, opened: bool) -> None:
+        pass
+
+    def inbox_take(self, item: Item) -> bool:
+        return False
+
+    def inbox_mark(self, ids: list[int], status: str) -> None:
+        pass
 
     async def message_id(self, item: Item) -> int | None:
         return item.id

@@ -35,6 +35,9 @@ class SharedState(Protocol):
     #: Why page_list shows only this replica's pages right now (the shared store is unreachable), else None.
     note: str | None
 
+    #: (consent class, verified origin) pairs the human allowed ("Allow on this origin"), on every replica.
+    approvals: set[tuple[str, str]]
+
     async def start(self) -> None: ...
 
     async def stop(self) -> None: ...
@@ -77,6 +80,17 @@ class SharedState(Protocol):
 
     def forward_answer(self, question_id: str, answer: Any, via: str, instance_id: str | None) -> bool:
         """An answer to another replica's question: sent to it (False: not one we know of)."""
+
+    def page_changed(self, inst: Instance, gone: bool) -> None:
+        """The registry changed one of this bridge's pages (attach, detach, frames…) or dropped it (gone)."""
+
+    def question_changed(self, q: Question, opened: bool) -> None:
+        """A question of this bridge opened, or closed (answered, forgotten)."""
+
+    def inbox_take(self, item: Item) -> bool:
+        """A new inbox item: True when the shared store takes it (and gives it its id on the way back)."""
+
+    def inbox_mark(self, ids: list[int], status: str) -> None: ...
 
     async def message_id(self, item: Item) -> int | None:
         """The id an inbox item the human typed got (a team bridge gives it one cluster-wide; None: not in time)."""
