@@ -63,7 +63,7 @@ class SnapshotParams(Params):
     root: Annotated[Target | None, Field(description="Ref or CSS selector.")] = None
     depth: Annotated[int, Field(ge=0, le=64)] = 64
     interactiveOnly: bool = False
-    maxChars: Annotated[int, Field(ge=200, le=200_000, description="More: toFile.")] = 12_000
+    maxChars: Annotated[int, Field(ge=200, le=200_000)] = 12_000
     boxes: Annotated[bool, Field(description="x,y,w,h in CSS px.")] = False
     detailed: bool = False
     includeFrames: Annotated[bool, Field(description="Inline same-origin frames (refs f0:e3@ab).")] = False
@@ -177,6 +177,13 @@ class AskParams(Params):
     choices: Annotated[list[Annotated[str, Field(max_length=1000)]], Field(max_length=50)] | None = None
     detail: Text | None = None
     dismiss: Annotated[str, Field(max_length=100)] | None = None
+
+
+class RecordParams(Params):
+    """record: start (`on`) or stop recording what the human does in the tab; the page shows `name` in its panel."""
+
+    on: Annotated[bool, Field(strict=True)]
+    name: Annotated[str, Field(max_length=100)] | None = None
 
 
 class NotifyParams(Params):
@@ -355,6 +362,11 @@ class NotifyResult(_Result):
     shown: bool
 
 
+class RecordResult(_Result):
+    recording: bool
+    name: str | None = None
+
+
 class SelectionResult(_Result):
     """The text the human has selected in the page (in a field too), and the element it is in (null: none)."""
 
@@ -420,6 +432,9 @@ COMMAND_TABLE: dict[str, Command] = {c.name: c for c in (
     Command("notify", None, False, "user_notify", NotifyParams, NotifyResult),
     Command("screenshot", None, True, "page_screenshot", ElementParams, ScreenshotResult),
     Command("selection", None, True, None, NoParams, SelectionResult),  # only through page_exec(command=…)
+    # a skill recording (bridge/agent/recording.py starts and stops it; the human's steps come back as events). It
+    # changes nothing in the app, and the tab's panel shows a card while it records.
+    Command("record", None, True, None, RecordParams, RecordResult),
 )}
 COMMANDS = tuple(COMMAND_TABLE)
 

@@ -28,6 +28,7 @@ PARTS: tuple[str, ...] = (
     "source.js",
     "overlay.js",
     "human_panel.js",
+    "recorder.js",
     "screenshot.js",
     "agent_code.js",
     "commands.js",

@@ -284,6 +284,10 @@ const COMMANDS = {
   async notify(params) {
     return human.notify(/** @type {any} */ (params));
   },
+  async record(params, ctx) {
+    if (ctx.role !== 'host') throw new DbgError('bad_target', 'A recording is of the whole tab: send record to its host frame.');
+    return params.on ? recorder.start(String(params.name || 'skill')) : recorder.stop();
+  },
   async selection() {
     // the human's selection: in a text field it is the field's, not the document's
     const field = /** @type {HTMLInputElement|null} */ (deepActiveElement());
