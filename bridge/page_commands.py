@@ -87,7 +87,10 @@ class ActionParams(_Params):
     to: Target | None = None
     dx: float | None = None
     dy: float | None = None
-    trusted: bool | None = None
+    #: Real input (true), synthetic events only (false), or synthetic then real input when it changed nothing (auto).
+    trusted: bool | Literal["auto"] | None = None
+    #: Skip the actionability checks (visible, stable, enabled, receives events, editable).
+    force: bool | None = None
 
 
 class ActParams(ActionParams):
@@ -97,6 +100,13 @@ class ActParams(ActionParams):
     actions: Annotated[list[ActionParams], Field(max_length=200)] | None = None
     snapshot: bool = False
     dryRun: Annotated[bool, Field(strict=True)] = False
+    #: Seconds the actionability checks may wait, all actions together.
+    timeout: Annotated[float, Field(ge=0, le=300)] = 5
+    #: The bridge can send real input into this tab's window on its desktop (it resumes the act after).
+    desktop: bool = False
+    #: The token of an act that waited for desktop input, to finish it; `failed` says why the input was not sent.
+    resume: Annotated[str, Field(max_length=40)] | None = None
+    failed: Annotated[str, Field(max_length=2000)] | None = None
 
 
 class ConsoleParams(_Params):
@@ -114,6 +124,8 @@ class WaitParams(_Params):
     url: Target | None = None
     networkIdle: bool = False
     state: Literal["visible", "hidden", "enabled"] = "visible"
+    #: The document's load (or DOMContentLoaded), then a quiet DOM (no mutation for 100 ms, at most 1 s).
+    loadState: Literal["load", "domcontentloaded"] | None = None
     #: Seconds.
     timeout: Annotated[float, Field(ge=0, le=120)] = 5
 
@@ -139,6 +151,19 @@ class ElementParams(_Params):
 
     ref: Target | None = None
     selector: Target | None = None
+
+
+class ScreenshotParams(ElementParams):
+    """screenshot: `desktop` asks for the box and viewport only, when the bridge cuts the pixels from its desktop."""
+
+    desktop: bool = False
+
+
+class ViewportParams(_Params):
+    """viewport: the tab's window geometry; `mark` puts a marker before the title (left out: takes it off) so the
+    bridge can find the tab's browser window on its desktop."""
+
+    mark: Annotated[str, Field(max_length=40)] | None = None
 
 
 class HighlightParams(_Params):
@@ -234,6 +259,16 @@ class ActDone(_Result):
     action: str
     ref: str | None = None
     trusted: bool | None = None
+    #: The real input that did it (extension, desktop); left out for synthetic events.
+    input: str | None = None
+    #: "none" when the action changed nothing in the page; `why` says the likely reason and what to try.
+    effect: str | None = None
+    why: str | None = None
+    note: str | None = None
+    #: What the field or editor holds after type/fill.
+    value: str | None = None
+    #: scroll: which element moved and by how much.
+    scrolled: dict[str, Any] | None = None
 
 
 class ActResult(_Result):
@@ -246,6 +281,12 @@ class ActResult(_Result):
     tree: str | None = None
     untrusted: str | None = None
     trusted: str | None = None
+    #: "none" when no action changed anything.
+    effect: str | None = None
+    #: Requests the act started and how long it waited for them to settle.
+    requests: dict[str, Any] | None = None
+    #: One action handed to the bridge for real input on its desktop (token, action, x, y in CSS px, key, text).
+    pending: dict[str, Any] | None = None
 
 
 class ConsoleEntry(_Result):
@@ -351,3 +392,17 @@ class ScreenshotResult(_Result):
     viewport: dict[str, float] | None = None
     scaledDown: bool | None = None
     frameBox: dict[str, float] | None = None
+
+
+class ViewportResult(_Result):
+    """The tab's viewport and window as the page sees them (CSS px), and whether it is the tab in front."""
+
+    innerWidth: float
+    innerHeight: float
+    outerWidth: float
+    outerHeight: float
+    screenX: float
+    screenY: float
+    devicePixelRatio: float
+    visible: bool
+    focused: bool

@@ -53,7 +53,9 @@ COMMAND_TABLE: dict[str, Command] = {c.name: c for c in (
     Command("highlight", None, False, "page_highlight", m.HighlightParams, m.HighlightResult),
     Command("ask", None, False, "user_ask", m.AskParams, m.AskResult),
     Command("notify", None, False, "user_notify", m.NotifyParams, m.NotifyResult),
-    Command("screenshot", None, True, "page_screenshot", m.ElementParams, m.ScreenshotResult),
+    Command("screenshot", None, True, "page_screenshot", m.ScreenshotParams, m.ScreenshotResult),
+    # plumbing for input and screenshots through the desktop (the title marker it sets is taken off at once)
+    Command("viewport", None, True, None, m.ViewportParams, m.ViewportResult),
     Command("selection", None, True, None, m.NoParams, m.SelectionResult),  # only through page_exec(command=…)
 )}
 COMMANDS = tuple(COMMAND_TABLE)

@@ -42,7 +42,7 @@ const EVENT_OUTBOX_MAX = 200;
  * @typedef {{type: 'registered', v: number, instanceId: string, secret: string, ttl: number,
  *            heartbeat: number, maxResult: number, renamed: boolean}} RegisterReply
  * Generated from bridge/protocol.py COMMAND_TABLE by `python scripts/gen_docs.py`; do not edit.
- * @typedef {'eval' | 'ping' | 'frames' | 'location' | 'snapshot' | 'find' | 'act' | 'console' | 'wait' | 'navigate' | 'network' | 'source' | 'highlight' | 'ask' | 'notify' | 'screenshot' | 'selection'} CommandName
+ * @typedef {'eval' | 'ping' | 'frames' | 'location' | 'snapshot' | 'find' | 'act' | 'console' | 'wait' | 'navigate' | 'network' | 'source' | 'highlight' | 'ask' | 'notify' | 'screenshot' | 'viewport' | 'selection'} CommandName
  * @typedef {{type: 'exec', requestId: string, frameId: string, command: CommandName,
  *            params: Record<string, any>, timeout: number}} ExecFrame
  * @typedef {{type: 'ping'}} PingFrame

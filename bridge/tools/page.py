@@ -15,6 +15,7 @@ from pydantic import Field
 from bridge import artifacts, errors, sourcemap
 from bridge.dispatch import Dispatcher
 from bridge.protocol import COMMANDS
+from bridge.tools import page_desktop
 from bridge.tools.base import Tool, acting, read_only
 from bridge.tools.page_handle import Page
 
@@ -196,17 +197,23 @@ async def page_act(
     key: Annotated[str | None, Field(description="For press: Enter, Control+a.")] = None,
     to: Annotated[str | None, Field(description="Drop target.")] = None,
     actions: Annotated[list[dict[str, Any]] | None, Field(description="Batch of {action, ref, ...}.")] = None,
-    trusted: Annotated[bool, Field(description="Real input via the extension.")] = False,
+    trusted: Annotated[bool | Literal["auto"], Field(description="Real input (extension/desktop); auto: when "
+                                                     "synthetic did nothing.")] = "auto",
+    force: Annotated[bool, Field(description="Skip actionability checks.")] = False,
     snapshot: Annotated[bool, Field(description="Snapshot after.")] = False,
     timeout: Timeout = 15,
 ) -> dict[str, Any]:
-    """Act on an element (ref, selector or text) or a batch, so React/Vue notice; synthetic events unless
-    `trusted`. Answers what changed."""
+    """Act on an element (ref, selector or text) or a batch once it is visible, stable, enabled and takes the
+    pointer; answers what changed, or effect "none" with why."""
     if actions is None and action is None:
         raise errors.BridgeError("Give `action` (with a target) or `actions` (a batch).", code="invalid_argument")
-    params: dict[str, Any] = {"snapshot": snapshot}
-    if trusted:
-        params["trusted"] = True
+    # the page's share of the time: actionability waits within it, the answer still comes inside `timeout`
+    params: dict[str, Any] = {"snapshot": snapshot, "trusted": trusted, "timeout": max(0.5, timeout - 2)}
+    if force:
+        params["force"] = True
+    desk = page_desktop.running(page) if trusted is not False else None
+    if desk is not None:
+        params["desktop"] = True
     page, ref = page.for_ref(ref)
     if actions is not None:
         params["actions"] = actions
@@ -215,6 +222,9 @@ async def page_act(
                                           "nth": nth, "exact": exact or None, "value": value, "key": key,
                                           "to": to}.items() if v is not None})
     out = await page.run("act", params, timeout)  # asks first if it would submit a form
+    while out.get("pending") and desk is not None:  # an action handed over for real input on the desktop
+        failed = await page_desktop.send(page, desk, out["pending"])
+        out = await page.call("act", {"resume": out["pending"]["token"], "failed": failed or None}, timeout)
     for note in ("untrusted", "trusted"):  # what kind of input it was: said the first time, not in every answer
         if note in out and not page.first_time(f"page_act.{note}"):
             del out[note]
@@ -247,9 +257,13 @@ async def page_navigate(
     page: Page,
     action: Literal["goto", "back", "forward", "reload"] = "goto",
     url: Annotated[str | None, Field(description="For goto; may be relative.")] = None,
+    waitUntil: Annotated[Literal["load", "domcontentloaded", "commit"],
+                         Field(description="Then a quiet DOM (100 ms, at most 1 s).")] = "load",
     timeout: WaitTimeout = 20,
 ) -> dict[str, Any]:
-    """Navigate, then return once the new document is back under the pageId, with its URL and title."""
+    """Navigate, then return once the new document is back under the pageId and ready (its load, a quiet DOM),
+    with its URL and title."""
+    started = time.monotonic()
     params = {"action": action, "url": url}
     await page.guard("navigate", params, timeout)  # asks first when leaving the page's verified origin
     doc = page.document
@@ -267,8 +281,17 @@ async def page_navigate(
     doc = sent.get("doc") or doc  # the document that took the command: the navigation's answer is another one
     leaves = sent.get("crossDocument")
     reloaded = await page.wait_reload(before, timeout, doc, leaves)
+    waited = "commit (the new document's client registered)"
+    if waitUntil != "commit":
+        left = max(0.5, timeout - (time.monotonic() - started))
+        ready = await page.call("wait", {"loadState": waitUntil, "timeout": left}, left + 5)
+        state = ready.get("value") or {}
+        quiet = (f"then a quiet DOM ({state.get('quietMs')} ms)" if state.get("quiet")
+                 else f"the DOM still changing after the {state.get('quietMs')} ms cap")
+        waited = f"{waitUntil} ({ready.get('ms')} ms), {quiet}"
     where = await page.call("location", {}, timeout)
-    out = {"pageId": page.page_id, "reloaded": reloaded, "url": where["href"], "title": where["title"]}
+    out = {"pageId": page.page_id, "reloaded": reloaded, "url": where["href"], "title": where["title"],
+           "waited": waited}
     if leaves and not reloaded:
         out["note"] = (f"No new document came within {timeout:g} s: the navigation went nowhere (a 204 answer, a "
                        "download) or the server is slower than that; the page is still the one above. Retry with a "
@@ -294,10 +317,19 @@ async def page_screenshot(
     ref: Ref = None,
     selector: Selector = None,
 ) -> CallToolResult:
-    """PNG of the tab's visible area or one element. Needs the Chrome extension and the tab in front."""
+    """PNG of the tab's visible area or one element: through the Chrome extension, or cut from the bridge's
+    desktop when the browser window is on it. The tab must be in front."""
     page, ref = page.for_ref(ref)
     started = time.perf_counter()
-    shot = await page.call("screenshot", {"ref": ref, "selector": selector}, QUICK)
+    desk = page_desktop.running(page)
+    params: dict[str, Any] = {"ref": ref, "selector": selector}
+    if desk is not None:
+        params["desktop"] = True
+    shot = await page.call("screenshot", params, QUICK)
+    if desk is not None and isinstance(shot, dict) and "data" not in shot:  # no extension: the desktop's pixels
+        got = await page_desktop.screenshot(page, desk, shot)
+        shot = {k: v for k, v in got.items() if k != "png"}
+        shot["data"] = base64.b64encode(got["png"]).decode()
     data = str(shot.pop("data", "") if isinstance(shot, dict) else "")
     try:
         png = base64.b64decode(data, validate=True)
