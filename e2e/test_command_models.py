@@ -74,6 +74,10 @@ def test_every_command_answers_what_its_result_model_names(app, mcp):
                  "getSelection().addRange(r); })()")
     picked = check("selection", run(mcp, pid, "selection"))
     assert picked.text == app.evaluate("document.getElementById('status').textContent") and picked.ref
+    seen["viewport"] = check("viewport", run(mcp, pid, "viewport", {"mark": "dbg-test"}))
+    assert app.title().startswith("dbg-test ")
+    check("viewport", run(mcp, pid, "viewport"))
+    assert not app.title().startswith("dbg-test")
     seen["navigate"] = check("navigate", run(mcp, pid, "navigate", {"action": "reload"}))
     # screenshot needs the extension: e2e/test_extension.py checks its result against the same model
     assert set(seen) == set(COMMAND_TABLE) - {"screenshot"}

@@ -285,6 +285,7 @@ async def page_navigate(
     if waitUntil != "commit":
         left = max(0.5, timeout - (time.monotonic() - started))
         ready = await page.call("wait", {"loadState": waitUntil, "timeout": left}, left + 5)
+        ready = ready if isinstance(ready, dict) else {}  # an older client answers without it
         state = ready.get("value") or {}
         quiet = (f"then a quiet DOM ({state.get('quietMs')} ms)" if state.get("quiet")
                  else f"the DOM still changing after the {state.get('quietMs')} ms cap")
