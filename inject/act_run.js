@@ -93,7 +93,7 @@ async function steps(state, params, ctx) {
     await settleBounded();
     let eff = watch.stop();
     let input = real ? 'extension' : 'synthetic';
-    if (!hadEffect(eff) && !alreadyHeld(el, a) && a.trusted === 'auto' && TRUSTED_ACTIONS.includes(kind)) {
+    if (!hadEffect(eff, kind) && !alreadyHeld(el, a) && a.trusted === 'auto' && TRUSTED_ACTIONS.includes(kind)) {
       if (state.routes.includes('extension')) {
         const again = watchEffect(el);
         await trustedAct(el, a, kind);
@@ -148,7 +148,7 @@ function record(state, el, a, extra, eff, input, failed) {
   if (input !== 'synthetic') line.trusted = true;
   if (kind === 'type' || kind === 'fill') { line.value = clip(heldText(el), 200); state.held.push(ref); }
   Object.assign(line, extra);
-  const none = !hadEffect(eff) && !alreadyHeld(el, a);
+  const none = !hadEffect(eff, kind) && !alreadyHeld(el, a);
   if (none) {
     line.effect = 'none';
     const tried = input !== 'synthetic' || (a.trusted === 'auto' && state.routes.length > 0);
@@ -156,7 +156,7 @@ function record(state, el, a, extra, eff, input, failed) {
     if (!state.routes.length && TRUSTED_ACTIONS.includes(kind)) {
       line.why += ' Synthetic input is all this page has: load the dbg-bridge extension (plugins/extension), or open the page in a browser on the bridge\'s desktop (desktop_open_url), for real input.';
     }
-  } else if (alreadyHeld(el, a) && !hadEffect(eff)) {
+  } else if (alreadyHeld(el, a) && !hadEffect(eff, kind)) {
     line.note = 'already so';
   }
   state.done.push(line);
@@ -177,7 +177,7 @@ async function finish(state, params) {
     out.requests = { started, settled: net.inflight === 0, waitedMs: Date.now() - t0, capMs: REQUEST_SETTLE_MS };
   }
   const after = snapshot(body, ACT_TREE).text;
-  const own = state.held.map((/** @type {string} */ r) => '[ref=' + r + ']');
+  const own = state.held.map((/** @type {string} */ r) => '[ref=' + r.replace(/@.*$/, '') + ']');
   out.changed = diffLines(state.before, after).filter((l) => !own.some((/** @type {string} */ r) => l.includes(r)));
   if (location.href !== state.url) out.url = location.href;
   if (state.done.length && state.done.every((/** @type {any} */ d) => d.effect === 'none')) {

@@ -59,8 +59,10 @@ function scrollPositions(el) {
   return parts.join('|');
 }
 
-/** @param {Effect} e */
-const hadEffect = (e) => !!(e.mutations || e.focus || e.url || e.requests || e.value || e.scrolled);
+/** Whether the action changed anything. Focus counts for keys only: a click moves focus wherever it lands, so a
+ * click the app ignored would otherwise read as one that worked. @param {Effect} e @param {string} kind */
+const hadEffect = (e, kind) => !!(e.mutations || e.url || e.requests || e.value || e.scrolled ||
+  (e.focus && (kind === 'press' || kind === 'focus')));
 
 /** Why an action that changed nothing probably did not, and what to try instead. @param {string} kind @param {Element} el
  * @param {boolean} trustedTried */
