@@ -3,7 +3,7 @@
 // shadow roots, focus, URL, scroll, a field's value, requests it started), so no action answers ok when nothing
 // happened. Shares one IIFE with the other parts (inject/__init__.py).
 
-/** @typedef {{mutations: number, focus: boolean, url: boolean, requests: number, value: boolean, scrolled: boolean}} Effect */
+/** @typedef {{mutations: number, focus: boolean, url: boolean, requests: number, value: boolean, scrolled: boolean, selection: boolean}} Effect */
 
 /** Our own UI (overlay, human panel) and the document head (a title marker) are not the app's effect. @param {Node} n */
 function ownNode(n) {
@@ -39,13 +39,14 @@ function watchEffect(el) {
   const seq = net.seq;
   const value = heldText(el);
   const scrolls = scrollPositions(el);
+  const selected = String(getSelection() || '');
   return {
     /** @returns {Effect} */
     stop() {
       for (const m of mo.takeRecords()) if (!ownNode(m.target)) mutations++;
       mo.disconnect();
       return { mutations, focus: deepActiveElement() !== focus, url: location.href !== url, requests: net.seq - seq,
-        value: heldText(el) !== value, scrolled: scrollPositions(el) !== scrolls };
+        value: heldText(el) !== value, scrolled: scrollPositions(el) !== scrolls, selection: String(getSelection() || '') !== selected };
     },
   };
 }
@@ -61,7 +62,7 @@ function scrollPositions(el) {
 
 /** Whether the action changed anything. Focus counts for keys only: a click moves focus wherever it lands, so a
  * click the app ignored would otherwise read as one that worked. @param {Effect} e @param {string} kind */
-const hadEffect = (e, kind) => !!(e.mutations || e.url || e.requests || e.value || e.scrolled ||
+const hadEffect = (e, kind) => !!(e.mutations || e.url || e.requests || e.value || e.scrolled || e.selection ||
   (e.focus && (kind === 'press' || kind === 'focus')));
 
 /** Why an action that changed nothing probably did not, and what to try instead. @param {string} kind @param {Element} el

@@ -36,11 +36,13 @@ def running(page: Page) -> Desktop | None:
 
 def screen_point(window: dict[str, Any], vp: dict[str, Any], x: float, y: float) -> tuple[int, int]:
     """A point in the viewport (CSS px) -> screen coordinates: the viewport sits at the bottom of the window's client
-    area, centred across it (the browser's tab strip and toolbar above it), scaled by devicePixelRatio."""
+    area, centred across it, inside the browser's own border (as wide at the bottom as at the sides; the tab strip
+    and toolbar above it), scaled by devicePixelRatio."""
     b = window["bounds"]
     dpr = float(vp["devicePixelRatio"]) or 1.0
-    left = b["x"] + (b["width"] - vp["innerWidth"] * dpr) / 2
-    top = b["y"] + b["height"] - vp["innerHeight"] * dpr
+    border = max(0.0, (b["width"] - vp["innerWidth"] * dpr) / 2)
+    left = b["x"] + border
+    top = b["y"] + b["height"] - border - vp["innerHeight"] * dpr
     return round(left + x * dpr), round(top + y * dpr)
 
 
@@ -97,7 +99,10 @@ async def send(page: Page, desk: Desktop, pending: dict[str, Any]) -> str:
     def run(b: Any) -> None:
         b.activate_window(wid)
         if kind in ("click", "dblclick", "check", "uncheck"):
-            b.click(x, y, "left", int(pending.get("count") or 1), [])
+            for i in range(int(pending.get("count") or 1)):
+                if i:  # clicks stamped the same instant are one click to Chromium, not a double-click
+                    time.sleep(0.03)
+                b.click(x, y, "left", 1, [])
         elif kind == "press":
             b.chord(x_keys(str(pending.get("key") or "Enter")))
         elif kind == "type":
