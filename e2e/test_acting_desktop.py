@@ -62,7 +62,7 @@ def test_escape_closes_a_native_dialog_through_real_x_input_when_synthetic_keys_
     page_id, server = on_desktop
     act = lambda **kw: ok(client.call("page_act", {"pageId": page_id, **kw}))  # noqa: E731
     act(action="click", text="Delete pet", exact=True)
-    wait_until(lambda: js(client, page_id, "document.getElementById('confirm').open"), 10, what="the dialog to open")
+    wait_until(lambda: js(client, page_id, "window.opened === 1"), 10, what="the dialog to open")
     got = act(action="press", text="Doggie will be gone for good.", key="Escape")  # trusted: auto
     assert got["done"][0]["input"] == "desktop" and "effect" not in got["done"][0], got
     assert "X input" in got["trusted"]
