@@ -27,7 +27,6 @@ from bridge.security import Policy
 from bridge.tools import arguments as args_check
 from bridge.tools import enabled_tools
 from bridge.tools.base import Tool, error_result
-from bridge.tools.outputs import OUTPUTS
 
 INSTRUCTIONS = (
     "dbg-bridge connects you to the developer's running web app. Call page_list to see every connected tab and "
@@ -81,7 +80,7 @@ def build_server(dispatcher: Dispatcher, table: list[Tool] | None = None) -> MCP
         sdk_tool.parameters = args_check.compact(sdk_tool.parameters)
         sdk_tool.fn_metadata = args_check.Arguments.of(sdk_tool.fn_metadata)
         # published, not validated here (no output model): clients validate, tests check every tool's answers
-        sdk_tool.fn_metadata.output_schema = OUTPUTS[tool.name]
+        sdk_tool.fn_metadata.output_schema = tool.output
         tools.append(sdk_tool)
     server = BridgeServer(dispatcher, tools, name="dbg-bridge", version=__version__, instructions=INSTRUCTIONS,
                           subscriptions=bus)
@@ -171,7 +170,7 @@ async def push_message(dispatcher: Dispatcher, item: Item) -> None:
     item.data["reply"] = reply
     if item.pageId:
         try:
-            await dispatcher.call_page(item.pageId, "notify", {"message": reply, "level": "info", "durationMs": 15000}, 10)
+            await dispatcher.call_page(item.pageId, "notify", {"message": reply[:2000], "level": "info", "durationMs": 15000}, 10)
         except BridgeError:
             pass
 

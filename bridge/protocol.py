@@ -6,7 +6,6 @@ Every message from a page is parsed here, at the edge; nothing else looks at raw
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
@@ -15,50 +14,8 @@ from bridge import page_commands as m
 
 PROTOCOL_VERSION = 1
 
-ConsentClass = Literal["eval", "navigate", "submit"]
-
-
-@dataclass(frozen=True)
-class Command:
-    """One page command and its policy: the consent class it may need, whether it only reads, the tool that owns
-    it (None: bridge plumbing no tool exposes on its own). `--disable-tools` on the owner disables the command on
-    every path, and its consent class applies on every path (page_exec(command=…), the owning tool, batches)."""
-
-    name: str
-    consent: ConsentClass | None
-    read_only: bool
-    tool: str | None
-    #: The params model, checked on every path an agent reaches the command by, before the policy runs.
-    params: type[BaseModel]
-    #: What the client answers (bridge/page_commands.py; mirrored in inject/command_types.js).
-    result: type[BaseModel]
-
-
-#: Every command a client answers, with its policy. The client's COMMANDS table (inject/commands.js) names the same.
-COMMAND_TABLE: dict[str, Command] = {c.name: c for c in (
-    Command("eval", "eval", False, "page_exec", m.EvalParams, m.EvalResult),
-    Command("ping", None, True, None, m.NoParams, m.PingResult),
-    Command("frames", None, True, None, m.NoParams, m.FramesResult),
-    Command("location", None, True, None, m.NoParams, m.LocationResult),
-    Command("snapshot", None, True, "page_snapshot", m.SnapshotParams, m.SnapshotResult),
-    Command("find", None, True, "page_find", m.FindParams, m.FindResult),
-    # consent only when the actions would submit a form (a dry run tells)
-    Command("act", "submit", False, "page_act", m.ActParams, m.ActResult),
-    Command("console", None, True, "page_console", m.ConsoleParams, m.ConsoleResult),
-    Command("wait", None, True, "page_wait", m.WaitParams, m.WaitResult),
-    # consent only when going to another origin
-    Command("navigate", "navigate", False, "page_navigate", m.NavigateParams, m.NavigateResult),
-    Command("network", None, True, "page_network", m.NetworkParams, m.NetworkResult),
-    Command("source", None, True, "page_source", m.ElementParams, m.SourceResult),
-    Command("highlight", None, False, "page_highlight", m.HighlightParams, m.HighlightResult),
-    Command("ask", None, False, "user_ask", m.AskParams, m.AskResult),
-    Command("notify", None, False, "user_notify", m.NotifyParams, m.NotifyResult),
-    Command("screenshot", None, True, "page_screenshot", m.ScreenshotParams, m.ScreenshotResult),
-    # plumbing for input and screenshots through the desktop (the title marker it sets is taken off at once)
-    Command("viewport", None, True, None, m.ViewportParams, m.ViewportResult),
-    Command("selection", None, True, None, m.NoParams, m.SelectionResult),  # only through page_exec(command=…)
-)}
-COMMANDS = tuple(COMMAND_TABLE)
+#: The commands and their policy live beside their params and results (bridge/page_commands.py).
+COMMAND_TABLE, COMMANDS, Command, ConsentClass = m.COMMAND_TABLE, m.COMMANDS, m.Command, m.ConsentClass
 CommandName = Literal[COMMANDS]  # type: ignore[valid-type]
 
 INSTANCE_ID_RE = re.compile(r"^(?:\d{1,5}|[a-z]{2}\d{3})$")
@@ -182,7 +139,8 @@ class EventMsg(_Msg):
     data: Annotated[dict[str, Any], AfterValidator(lambda v: shallow(v, 16))] = Field(default_factory=dict)
 
 
-UpMessage = Annotated[Union[ResultMsg, FramesMsg, ByeMsg, LeavingMsg, EventMsg], Field(discriminator="type")]
+UP_MESSAGES = (ResultMsg, FramesMsg, ByeMsg, LeavingMsg, EventMsg)
+UpMessage = Annotated[Union[UP_MESSAGES], Field(discriminator="type")]  # type: ignore[valid-type]
 _up = TypeAdapter(UpMessage)
 
 
@@ -236,13 +194,17 @@ class CancelFrame(_Msg):
 
 DownMessage = Union[RegisterReply, ExecFrame, PingFrame, AckFrame, CancelFrame]
 
+#: What the client's JSDoc types mirror (bridge/js_types.py writes them into inject/command_types.js): what a page
+#: sends, and what it receives.
+UP_MODELS = (FrameInfo, RegisterRequest, ErrorInfo, *UP_MESSAGES)
+DOWN_MODELS = (RegisterReply, ExecFrame, PingFrame, AckFrame, CancelFrame)
+
 
 class ProtocolError(ValueError):
     """A page sent something that is not a valid message; the text says what was wrong."""
 
 
-def explain(exc: ValidationError) -> str:
-    return "; ".join(f"{'.'.join(map(str, e['loc'])) or 'body'}: {e['msg']}" for e in exc.errors()[:5])
+explain = m.explain
 
 
 class VersionMismatch(ProtocolError):

@@ -82,27 +82,14 @@ def render_commands() -> str:
         out.append(f"| `{c.name}` | {f'`{c.consent}`' if c.consent else '—'} | {'yes' if c.read_only else 'no'} | "
                    f"{f'`{c.tool}`' if c.tool else '— (plumbing)'} |")
     out.append("\n## Params and results\n\nFrom `bridge/page_commands.py` (the client's JSDoc types in "
-               "`inject/command_types.js` are generated from the same models). Params not listed are refused "
+               "`inject/command_types.js` are generated from the same models, and the client gets every param with its "
+               "default filled in). Params not listed are refused "
                "(`bad_arguments`); results may carry more than they name.\n")
     for c in COMMAND_TABLE.values():
         params = ts_type(wire_schema(c.params, "validation"))
         result = ts_type(wire_schema(c.result, "serialization"))
         out.append(f"### `{c.name}`\n\n- params: `{params}`\n- result: `{result}`\n")
     return "\n".join(out).rstrip() + "\n"
-
-
-def render_client() -> str:
-    """inject/dbg_client.js with its CommandName typedef generated from COMMAND_TABLE."""
-    from bridge import inject
-    from bridge.protocol import COMMAND_TABLE
-
-    text = (Path(inject.__file__).parent / "dbg_client.js").read_text()
-    start = text.index(" * Generated from bridge/protocol.py COMMAND_TABLE")
-    end = text.index(" CommandName\n", start) + len(" CommandName\n")
-    names = " | ".join(f"'{n}'" for n in COMMAND_TABLE)
-    block = (" * Generated from bridge/protocol.py COMMAND_TABLE by `python scripts/gen_docs.py`; do not edit.\n"
-             f" * @typedef {{{names}}} CommandName\n")
-    return text[:start] + block + text[end:]
 
 
 def cell(text: str) -> str:
@@ -126,4 +113,4 @@ def render_readme() -> str:
 
 
 DOCS = {"docs/tools.md": render_tools, "README.md": render_readme, "docs/settings.md": render_settings, "docs/commands.md": render_commands,
-        "inject/dbg_client.js": render_client, "inject/command_types.js": render_command_types}
+        "inject/command_types.js": render_command_types}

@@ -50,7 +50,7 @@ async function runAct(params, ctx) {
   if (params.dryRun) return { submits: actions.map(submitsWhat).filter(Boolean) };
   const routes = realRoutes(params);
   if (actions.some((a) => a.trusted === true) && !routes.length) requireTrustedInput();
-  const timeoutMs = Math.max(0, Number(params.timeout) || 5) * 1000;
+  const timeoutMs = Math.max(0, Number(params.checkTimeout) || 0) * 1000;
   const state = { actions, index: 0, done: /** @type {any[]} */ ([]), before: snapshot(document.body || document.documentElement, ACT_TREE).text,
     url: location.href, seq: net.seq, deadline: Date.now() + timeoutMs, routes, held: /** @type {string[]} */ ([]) };
   return steps(state, params, ctx);
@@ -157,7 +157,7 @@ function record(state, el, a, extra, eff, input, failed) {
       line.why += ' Synthetic input is all this page has: load the dbg-bridge extension (plugins/extension), or open the page in a browser on the bridge\'s desktop (desktop_open_url), for real input.';
     }
   } else if (alreadyHeld(el, a) && !hadEffect(eff, kind)) {
-    line.note = 'already so';
+    line.why = 'already so';
   }
   state.done.push(line);
 }

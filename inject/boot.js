@@ -126,7 +126,7 @@ function createDbgLauncher(config) {
       // The bridge holds new calls for the next document meanwhile (a slow server keeps this one up and answering);
       // this document says so when it stays after all: an app intercepted the navigation, or none came (204, download)
       if (ev.downloadRequest != null) return; // <a download>: the document stays
-      if (client.state === 'connected') client.send({ type: 'leaving', to: client.leavingTo.slice(0, 4000) });
+      if (client.state === 'connected') client.send({ type: 'leaving', to: client.leavingTo.slice(0, 4000), stayed: false });
       const gen = client.gen, turn = ++leaveTurn;
       stayed = () => {
         if (turn !== leaveTurn || client.gen !== gen || client.state !== 'connected') return;

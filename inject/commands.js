@@ -70,17 +70,17 @@ const COMMANDS = {
       if (!lastFullTree || lastFullTree.id !== params.part) {
         throw new DbgError('stale_snapshot', 'Snapshot ' + params.part + ' is no longer kept in the page (a newer whole tree replaced it). Take page_snapshot again.');
       }
-      return sliceTree(lastFullTree.id, lastFullTree.text, Number(params.from) || 0, ctx.maxResult);
+      return sliceTree(lastFullTree.id, lastFullTree.text, params.from, ctx.maxResult);
     }
     const root = params.root ? target(REF_PATTERN.test(String(params.root)) ? { ref: params.root } : { selector: params.root })
       : (document.body || document.documentElement);
-    const full = !!params.full;
+    const full = params.full;
     const out = snapshot(root, {
-      depth: params.depth == null ? 64 : Number(params.depth),
-      interactive: !!params.interactiveOnly,
-      maxChars: full ? 0 : Number(params.maxChars) || 12000,
-      boxes: !!params.boxes,
-      detailed: !!params.detailed,
+      depth: params.depth,
+      interactive: params.interactiveOnly,
+      maxChars: full ? 0 : params.maxChars,
+      boxes: params.boxes,
+      detailed: params.detailed,
     });
     refs.snapshots++;
     const snapshotId = 's' + refs.snapshots + '@' + DOC_TAG;
@@ -110,7 +110,7 @@ const COMMANDS = {
     return Object.assign(head, sliceTree(snapshotId, tree, 0, ctx.maxResult));
   },
   async find(params) {
-    const limit = Math.max(1, Math.min(Number(params.limit) || 20, 200));
+    const limit = params.limit;
     const match = textMatcher({ text: params.text, regex: params.regex, exact: params.exact });
     const pool = params.selector ? new Set(deepQueryAll(String(params.selector))) : null;
     const fits = (/** @type {Element} */ el, /** @type {string} */ role) => (!params.role || role === params.role) && (!pool || pool.has(el));
@@ -131,17 +131,16 @@ const COMMANDS = {
     return runAct(params, ctx);
   },
   async console(params) {
-    const since = Number(params.since) || 0;
-    const levels = params.level ? new Set(String(params.level).split(',')) : null;
-    const limit = Math.max(1, Math.min(Number(params.limit) || 100, 500));
+    const { since, limit } = params;
+    const levels = params.level ? new Set(params.level.split(',')) : null;
     const all = consoleLog.entries.filter((e) => e.seq > since && (!levels || levels.has(e.level)));
     const page = all.slice(0, limit).map((e) => (params.stack ? e : Object.assign({}, e, { stack: undefined })));
     return { entries: page, cursor: page.length ? page[page.length - 1].seq : Math.max(since, 0), more: all.length > page.length };
   },
   async wait(params, ctx) {
-    const timeoutMs = Math.max(0, Number(params.timeout) || 5) * 1000;
-    const state = String(params.state || 'visible');
-    if (params.loadState) return waitLoaded(String(params.loadState), timeoutMs, ctx.signal);
+    const timeoutMs = params.timeout * 1000;
+    const state = params.state;
+    if (params.loadState) return waitLoaded(params.loadState, timeoutMs, ctx.signal);
     if (params.networkIdle) {
       return waitFor(() => net.inflight === 0 && Date.now() - net.lastChange >= 500, timeoutMs, ctx.signal);
     }
@@ -171,7 +170,7 @@ const COMMANDS = {
     }, timeoutMs, ctx.signal);
   },
   async navigate(params) {
-    const action = String(params.action || 'goto');
+    const action = params.action;
     const url = params.url ? new URL(String(params.url), location.href).href : '';
     if (action === 'goto' && !url) throw new DbgError('bad_arguments', 'goto needs a url.');
     // Answer first, navigate a moment later: the bridge then waits for this tab to come back under its pageId, as a
@@ -191,8 +190,7 @@ const COMMANDS = {
       if (!e) throw new DbgError('no_match', 'No request ' + params.id + ' is kept (only the last ' + net.max + ' are). Call page_network without id.');
       return { request: e };
     }
-    const since = Number(params.since) || 0;
-    const limit = Math.max(1, Math.min(Number(params.limit) || 50, 300));
+    const { since, limit } = params;
     const filter = params.filter ? String(params.filter).toLowerCase() : '';
     const failed = !!params.failedOnly;
     const pick = net.entries.filter((e) => e.id > since && (!filter || e.url.toLowerCase().includes(filter)) &&
@@ -220,7 +218,7 @@ const COMMANDS = {
       list.push(...deepQueryAll(String(params.selector)).slice(0, 50));
     }
     if (!list.length) throw new DbgError('no_match', 'Nothing to highlight: give refs or a selector that matches.');
-    overlay.show(list, String(params.label || ''), Number(params.durationMs) || 0);
+    overlay.show(list, params.label || '', params.durationMs);
     return { highlighted: list.map((el) => refs.of(el)) };
   },
   async ask(params, ctx) {
@@ -257,8 +255,8 @@ const COMMANDS = {
     if (marked && document.title.startsWith(marked.mark)) document.title = marked.title;
     /** @type {any} */ (window).__dbgTitleMark = null;
     if (params.mark) {
-      /** @type {any} */ (window).__dbgTitleMark = { mark: String(params.mark), title: document.title };
-      document.title = String(params.mark) + ' ' + document.title;
+      /** @type {any} */ (window).__dbgTitleMark = { mark: params.mark, title: document.title };
+      document.title = params.mark + ' ' + document.title;
     }
     return { innerWidth, innerHeight, outerWidth, outerHeight, screenX, screenY, devicePixelRatio,
       visible: document.visibilityState === 'visible', focused: document.hasFocus() };

@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
-from pydantic import ValidationError
+from pydantic import BaseModel
 
 from bridge import errors
 from bridge.dispatch import Dispatcher, Target
 from bridge.human.questions import ask, dismiss
-from bridge.protocol import COMMAND_TABLE, explain
+from bridge.page_commands import COMMAND_TABLE, parse_params, to_wire
 
 CONSENT_ONCE, CONSENT_ORIGIN, CONSENT_DENY = "Allow once", "Allow on this origin", "Deny"
 
@@ -91,26 +91,17 @@ def require_enabled(d: Dispatcher, command: str) -> None:
             code="tool_disabled")
 
 
-def checked_params(command: str, params: dict[str, Any]) -> dict[str, Any]:
-    """`params` as the command's params model reads them, or a bad_arguments error saying what is wrong."""
-    try:
-        return COMMAND_TABLE[command].params.model_validate(params).model_dump(exclude_unset=True, by_alias=True)
-    except ValidationError as exc:
-        raise errors.BridgeError(f"Bad params for the '{command}' command: {explain(exc)}. See docs/commands.md "
-                                 f"and the tool that owns it.", code="bad_arguments") from None
-
-
-async def guard(d: Dispatcher, target: Target, command: str, params: dict[str, Any], timeout: float) -> None:
-    """Apply `command`'s policy before it runs: refused if its tool is disabled, its params checked (in place),
-    and its consent class asked for when this call needs it (eval always; navigate to another origin; act when it
-    would submit a form)."""
+async def guard(d: Dispatcher, target: Target, command: str, given: BaseModel | dict[str, Any] | None,
+                timeout: float) -> BaseModel:
+    """Apply `command`'s policy before it runs: refused if its tool is disabled, its params checked (returned as
+    its params model reads them), and its consent class asked for when this call needs it (eval always; navigate
+    to another origin; act when it would submit a form)."""
     require_enabled(d, command)
-    checked = checked_params(command, params)
-    params.clear()
-    params.update(checked)
+    checked = parse_params(command, given)
     kind = COMMAND_TABLE[command].consent
     if kind is None or d.settings.no_consent or kind not in d.settings.consent_for:
-        return
+        return checked
+    params = to_wire(checked)
     if kind == "eval":
         await require_consent(d, target, "eval", str(params.get("code", "")))
     elif kind == "navigate":
@@ -125,3 +116,4 @@ async def guard(d: Dispatcher, target: Target, command: str, params: dict[str, A
         submits = check.get("submits") if isinstance(check, dict) else None
         if submits:
             await require_consent(d, target, "submit", "\n".join(map(str, submits)))
+    return checked

@@ -7,6 +7,7 @@ from pydantic import Field
 
 from bridge.inbox import KINDS, PAGE_NOTE, Inbox
 from bridge.progress import reporting
+from bridge.tools.outputs import obj
 from bridge.tools.base import Tool, acting
 
 Kind = Literal[KINDS]  # type: ignore[valid-type]
@@ -45,4 +46,5 @@ async def inbox(
     return out
 
 
-TOOLS = [Tool(inbox, acting("Read the inbox", destructive=False, idempotent=True), scope=lambda d: d.inbox)]
+TOOLS = [Tool(inbox, acting("Read the inbox", destructive=False, idempotent=True), scope=lambda d: d.inbox,
+              output=obj("note:str", "dropped:str", "marked:obj", items="list", cursor="int", more="bool"))]
