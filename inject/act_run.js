@@ -7,6 +7,8 @@
 const pendingActs = new Map();
 /** How long an act waits for the requests it started to settle. */
 const REQUEST_SETTLE_MS = 3000;
+/** How long an act resumed after desktop input waits for that input's effect to show in the page. */
+const DESKTOP_EFFECT_MS = 1500;
 const ACT_TREE = { depth: 64, interactive: false, maxChars: 400000, boxes: false };
 
 /** What real input this page can have: the extension (top page, attached by it) and/or the bridge's desktop. @param {Record<string, any>} params */
@@ -36,6 +38,10 @@ async function runAct(params, ctx) {
     const state = pendingActs.get(String(params.resume));
     pendingActs.delete(String(params.resume));
     if (!state) throw new DbgError('stale_act', 'That act is no longer waiting in the page (it was reloaded or another act ran). Run page_act again.');
+    // real input reaches the page on the browser's own time: wait (bounded) for its effect to show
+    const until = Date.now() + DESKTOP_EFFECT_MS;
+    const kind = String(state.a.action);
+    while (!params.failed && !hadEffect(state.watch.peek(), kind) && Date.now() < until) await nextFrame();
     await settleBounded();
     const eff = state.watch.stop();
     record(state, state.el, state.a, {}, eff, params.failed ? 'synthetic' : 'desktop', params.failed ? String(params.failed) : '');

@@ -25,11 +25,25 @@ function heldText(el) {
   return host.isContentEditable ? String(host.innerText) : '';
 }
 
+/** Whether a mutation changed something: an attribute or text to another value, nodes other than the same text put
+ * back (an app that rewrites a label with what it already said changed nothing). @param {MutationRecord} m */
+function realChange(m) {
+  if (ownNode(m.target)) return false;
+  if (m.type === 'attributes') return m.oldValue !== /** @type {Element} */ (m.target).getAttribute(/** @type {string} */ (m.attributeName));
+  if (m.type === 'characterData') return m.oldValue !== m.target.nodeValue;
+  const plain = (/** @type {NodeList} */ list) => Array.from(list).every((n) => n.nodeType === 3);
+  if (plain(m.addedNodes) && plain(m.removedNodes)) {
+    const text = (/** @type {NodeList} */ list) => Array.from(list).map((n) => n.nodeValue).join('');
+    return text(m.addedNodes) !== text(m.removedNodes);
+  }
+  return true;
+}
+
 /** Start watching the page for what the next action changes; `stop()` says what it did. @param {Element} el */
 function watchEffect(el) {
   let mutations = 0;
-  const mo = new MutationObserver((list) => { for (const m of list) if (!ownNode(m.target)) mutations++; });
-  const opts = { subtree: true, childList: true, attributes: true, characterData: true };
+  const mo = new MutationObserver((list) => { for (const m of list) if (realChange(m)) mutations++; });
+  const opts = { subtree: true, childList: true, attributes: true, characterData: true, attributeOldValue: true, characterDataOldValue: true };
   mo.observe(document, opts);
   for (const host of deepElements(document.documentElement)) {
     if (host.shadowRoot && !host.matches('dbg-overlay,dbg-human')) mo.observe(host.shadowRoot, opts);
@@ -40,14 +54,17 @@ function watchEffect(el) {
   const value = heldText(el);
   const scrolls = scrollPositions(el);
   const selected = String(getSelection() || '');
+  /** @returns {Effect} */
+  const now = () => {
+    for (const m of mo.takeRecords()) if (realChange(m)) mutations++;
+    return { mutations, focus: deepActiveElement() !== focus, url: location.href !== url, requests: net.seq - seq,
+      value: heldText(el) !== value, scrolled: scrollPositions(el) !== scrolls, selection: String(getSelection() || '') !== selected };
+  };
   return {
-    /** @returns {Effect} */
-    stop() {
-      for (const m of mo.takeRecords()) if (!ownNode(m.target)) mutations++;
-      mo.disconnect();
-      return { mutations, focus: deepActiveElement() !== focus, url: location.href !== url, requests: net.seq - seq,
-        value: heldText(el) !== value, scrolled: scrollPositions(el) !== scrolls, selection: String(getSelection() || '') !== selected };
-    },
+    /** What changed so far (the watch goes on). */
+    peek: now,
+    /** What changed; the watch ends. @returns {Effect} */
+    stop() { const e = now(); mo.disconnect(); return e; },
   };
 }
 
