@@ -13,8 +13,12 @@ const ACTION_CHECKS = {
   focus: [], scroll: [],
 };
 
-/** One animation frame, or 50 ms where frames do not come (a tab in the background of a headed browser). */
-const nextFrame = () => new Promise((r) => { const t = setTimeout(r, 50); requestAnimationFrame(() => { clearTimeout(t); r(null); }); });
+/** One animation frame, or 50 ms where frames do not come (a hidden tab). A visible page's frame may come late on a
+ * busy machine, and the box read before it has not moved (animations advance per frame): wait up to 1 s for it. */
+const nextFrame = () => new Promise((r) => {
+  const t = setTimeout(r, document.visibilityState === 'visible' ? 1000 : 50);
+  requestAnimationFrame(() => { clearTimeout(t); r(null); });
+});
 
 /** A short name for an element, the way a CSS selector would say it: div.modal-backdrop, button#save. @param {Element} el */
 function shortName(el) {
