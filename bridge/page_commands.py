@@ -102,7 +102,7 @@ class ActionParams(Params):
     dy: float | None = None
     #: Real input (true), synthetic events only (false), or synthetic then real input when it changed nothing (auto);
     #: an action without it takes the call's.
-    trusted: bool | Literal["auto"] | None = None
+    trusted: Literal["auto", True, False] | None = None
     force: bool | None = None
 
 
@@ -114,7 +114,7 @@ class ActParams(ActionParams):
                        Field(description="Batch of {action, ref, ...}.")] = None
     snapshot: Annotated[bool, Field(description="Snapshot after.")] = False
     dryRun: Annotated[bool, Field(strict=True)] = False
-    trusted: Annotated[bool | Literal["auto"], Field(description="Real input; auto: if synthetic did nothing.")] = "auto"
+    trusted: Annotated[Literal["auto", True, False], Field(description="Real input; auto: if synthetic did nothing.")] = "auto"
     force: Annotated[bool, Field(description="Skip actionability checks.")] = False
     #: Seconds the actionability checks may wait, all actions together (page_act sets it from its timeout).
     checkTimeout: Annotated[float, Field(ge=0, le=300)] = 5
@@ -283,10 +283,9 @@ class ActDone(_Result):
     #: "none" when the action changed nothing in the page; `why` says the likely reason and what to try.
     effect: str | None = None
     why: str | None = None
-    #: What the field or editor holds after type/fill.
+    #: What the field or editor holds after type/fill. (A scroll adds `scrolled`: {element, ref, dx, dy, moved}; left
+    #: out of the model so the tools' outputSchema stays inside its budget.)
     value: str | None = None
-    #: scroll: which element moved and by how much.
-    scrolled: dict[str, Any] | None = None
 
 
 class ActResult(_Result):
@@ -299,10 +298,9 @@ class ActResult(_Result):
     tree: str | None = None
     untrusted: str | None = None
     trusted: str | None = None
-    #: "none" when no action changed anything.
+    #: "none" when no action changed anything. (An act that started requests adds `requests`: {started, settled,
+    #: waitedMs, capMs}; left out of the model for the outputSchema budget.)
     effect: str | None = None
-    #: Requests the act started and how long it waited for them to settle.
-    requests: dict[str, Any] | None = None
 
 
 class ConsoleEntry(_Result):

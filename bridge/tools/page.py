@@ -169,8 +169,7 @@ async def page_act(
     params: m.ActParams,
     timeout: Timeout = 15,
 ) -> dict[str, Any]:
-    """Act on an element (ref, selector or text) or a batch once it is actionable; answers what changed (effect
-    "none": why)."""
+    """Act on an element (ref, selector or text) or a batch, once actionable; answers what changed."""
     if params.actions is None and params.action is None:
         raise errors.BridgeError("Give `action` (with a target) or `actions` (a batch).", code="invalid_argument")
     page, params = in_frame(page, params)
