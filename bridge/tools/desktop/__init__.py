@@ -64,7 +64,7 @@ POINTER = obj("x:num", "y:num", "method:str", input="str")
 
 TOOLS = [
     _tool(desktop_status, read_only("Desktop status"),
-          obj("inputUntil:num", "recording:?obj", backend="str", mode="str", input="str")),
+          obj("inputUntil:num", "recording:?obj", backend="str", mode="str", input="str", control="obj")),
     _tool(desktop_launch_app, acting("Launch a desktop app", destructive=False),
           obj("accessible:any", "note:str", app="obj", windows="list")),
     _tool(desktop_open_url, acting("Open a URL in a desktop browser", destructive=False, open_world=True),
@@ -94,7 +94,7 @@ TOOLS = [
     _tool(desktop_scroll, acting("Scroll on the desktop", destructive=False),
           obj("dx:num", "dy:num", input="str")),
     _tool(desktop_type_text, acting("Type text on the desktop"),
-          obj("typed:int", "value:any", "verified:bool", input="str")),
+          obj("value:any", "focus:str", "retried:list", "note:str", typed="int", verified="bool", input="str")),
     _tool(desktop_press_key, acting("Press a key on the desktop"),
           obj("keys:str", "repeat:int", input="str")),
     _tool(desktop_hotkey, acting("Press a hotkey on the desktop"),
@@ -102,7 +102,8 @@ TOOLS = [
     _tool(desktop_screenshot, read_only("Desktop screenshot"),
           obj("window:any", width="int", height="int", scale="num", origin="obj", bytes="int", format="str", ms="num")),
     _tool(desktop_read_text, read_only("Read text on the desktop (OCR)"),
-          obj("lines:list", "words:list", text="str", origin="obj", size="obj", method="str", ms="num")),
+          obj("window:any", "element:obj", text="str", lines="list", wordCount="int", truncated="bool",
+              origin="obj", size="obj", method="str", ms="num")),
     _tool(desktop_accessibility_tree, read_only("Desktop accessibility tree"),
           obj(nodes="list", count="int", truncated="bool", scope="str")),
     _tool(desktop_find_elements, read_only("Find desktop elements"),
