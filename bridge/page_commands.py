@@ -93,8 +93,8 @@ class ActionParams(Params):
 
     action: ActionName | None = None
     ref: Ref = None
-    selector: Annotated[Target | None, Field(description="CSS; one match or nth.")] = None
-    text: Annotated[Text | None, Field(description="Visible text; one match or nth.")] = None
+    selector: Annotated[Target | None, Field(description="CSS.")] = None
+    text: Annotated[Text | None, Field(description="Visible text.")] = None
     nth: Annotated[int, Field(ge=0)] | None = None
     exact: bool | None = None
     value: Annotated[Text | float | None, Field(description="Text, option or scroll px.")] = None
@@ -116,8 +116,10 @@ class ActParams(ActionParams):
                        Field(description="Batch of {action, ref, ...}.")] = None
     snapshot: Annotated[bool, Field(description="Snapshot after.")] = False
     dryRun: Annotated[bool, Field(strict=True)] = False
-    trusted: Annotated[Literal["auto", True, False], Field(description="Real input; auto: if synthetic did nothing.")] = "auto"
-    force: Annotated[bool, Field(description="Skip actionability checks.")] = False
+    #: Real input (true), synthetic only (false), or real input when synthetic did nothing (auto): README, Acting.
+    trusted: Literal["auto", True, False] = "auto"
+    #: Skip the actionability checks.
+    force: bool = False
     #: Seconds the actionability checks may wait, all actions together (page_act sets it from its timeout).
     checkTimeout: Annotated[float, Field(ge=0, le=300)] = 5
     #: The bridge can send real input into this tab's window on its desktop (it resumes the act after).
@@ -295,9 +297,8 @@ class ActDone(_Result):
     trusted: bool | None = None
     #: The real input that did it (extension, desktop); left out for synthetic events.
     input: str | None = None
-    #: "none" when the action changed nothing in the page; `why` says the likely reason and what to try.
+    #: "none" when the action changed nothing in the page (then `why`: the likely reason and what to try).
     effect: str | None = None
-    why: str | None = None
     #: What the field or editor holds after type/fill. (A scroll adds `scrolled`: {element, ref, dx, dy, moved}; left
     #: out of the model so the tools' outputSchema stays inside its budget.)
     value: str | None = None
@@ -313,9 +314,8 @@ class ActResult(_Result):
     tree: str | None = None
     untrusted: str | None = None
     trusted: str | None = None
-    #: "none" when no action changed anything. (An act that started requests adds `requests`: {started, settled,
-    #: waitedMs, capMs}; left out of the model for the outputSchema budget.)
-    effect: str | None = None
+    #: Not in the model (the outputSchema budget), but in the answer: `effect: "none"` when no action changed
+    #: anything, and `requests` ({started, settled, waitedMs, capMs}) when the act started requests.
 
 
 class ConsoleEntry(_Result):

@@ -150,7 +150,7 @@ async def page_act(
     params: m.ActParams,
     timeout: Timeout = 15,
 ) -> dict[str, Any]:
-    """Act on an element (ref, selector or text) or a batch, once actionable; answers what changed."""
+    """Act on an element or a batch, once actionable; answers what changed."""
     if params.actions is None and params.action is None:
         raise errors.BridgeError("Give `action` (with a target) or `actions` (a batch).", code="invalid_argument")
     page, params = in_frame(page, params)
@@ -182,7 +182,7 @@ async def page_navigate(
     params: m.NavigateParams,
     timeout: WaitTimeout = 20,
 ) -> dict[str, Any]:
-    """Navigate, then return once the new document is back under the pageId and loaded, with its URL and title."""
+    """Navigate; returns once the new document is loaded, with its URL and title."""
     started = time.monotonic()
     await page.guard("navigate", params, timeout)  # asks first when leaving the page's verified origin
     doc = page.document
@@ -226,7 +226,7 @@ async def page_console(page: Page, params: m.ConsoleParams) -> dict[str, Any]:
 
 
 async def page_screenshot(page: Page, params: m.ScreenshotParams) -> CallToolResult:
-    """PNG of the tab's visible area or one element (Chrome extension, or the bridge's desktop). Tab in front."""
+    """PNG of the tab's visible area or one element (extension or the bridge's desktop; tab in front)."""
     page, params = in_frame(page, params)
     started = time.perf_counter()
     desk = page_desktop.running(page)
