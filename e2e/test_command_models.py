@@ -74,6 +74,10 @@ def test_every_command_answers_what_its_result_model_names(app, mcp):
                  "getSelection().addRange(r); })()")
     picked = check("selection", run(mcp, pid, "selection"))
     assert picked.text == app.evaluate("document.getElementById('status').textContent") and picked.ref
+    seen["viewport"] = check("viewport", run(mcp, pid, "viewport", {"mark": "dbg-test"}))
+    assert app.title().startswith("dbg-test ")
+    check("viewport", run(mcp, pid, "viewport"))
+    assert not app.title().startswith("dbg-test")
     seen["record"] = check("record", run(mcp, pid, "record", {"on": True, "name": "models"}))
     assert seen["record"].recording is True
     assert check("record", run(mcp, pid, "record", {"on": False})).recording is False
