@@ -15,6 +15,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from bridge.agent import skill_routes
+from bridge.agent.service import Agent
 from bridge.audit import watching_agent
 from bridge.desktop import served
 from bridge.desktop.service import Desktop
@@ -22,7 +24,9 @@ from bridge.dispatch import Dispatcher
 from bridge.http import error_response
 from bridge.mcp_server import build_server, http_app
 from bridge.cockpit import routes as cockpit
-from bridge.routes import audit_flush, page_channel, sessions, static
+from bridge.cockpit import runs as cockpit_runs
+from bridge.cockpit import skills as cockpit_skills
+from bridge.routes import audit_flush, page_channel, runs, sessions, static
 from bridge.security import GuardMiddleware, Policy, TokenGate
 from bridge.settings import Settings
 
@@ -30,12 +34,13 @@ from bridge.settings import Settings
 def create_app(settings: Settings, token: str | None) -> Starlette:
     """The bridge as an ASGI app. `settings.port` must be the port actually bound (Host checks use it)."""
     dispatcher = Dispatcher(settings)
-    if settings.cluster:
-        from bridge.cluster import Cluster  # only with --cluster: the redis client is an optional extra
+    from bridge.agent.skill_seam import open_settings_store
+    from bridge.agent.skill_service import SkillService
 
-        dispatcher.cluster = Cluster(dispatcher, settings.cluster)
+    dispatcher.skills = SkillService(dispatcher, open_settings_store(settings))  # Redis with --cluster, else files
     policy = Policy(settings)
     server = build_server(dispatcher)
+    agent = dispatcher.agent = Agent(settings, dispatcher, server)  # runs call the same server in-process
     mcp_endpoint = TokenGate(watching_agent(http_app(server, dispatcher, policy), dispatcher.audit), token)
     if token:
         dispatcher.audit.secrets.add(token)  # never in the audit log, wherever an argument carries it
@@ -53,17 +58,15 @@ def create_app(settings: Settings, token: str | None) -> Starlette:
 
         dispatcher.desktop = Desktop(settings, control_changed) if served(settings) else None
         async with server.session_manager.run():
-            if dispatcher.cluster is None:  # in a cluster, Redis keeps the reserved ids
-                dispatcher.registry.persist_to(settings.config_dir / "pages.json")
-            else:
-                await dispatcher.cluster.start()
+            await dispatcher.shared.start()  # reserved ids back from pages.json, or the team bridge joined
             sweeper = asyncio.create_task(_sweep(dispatcher))
+            agent.start()
             try:
                 yield
             finally:
                 sweeper.cancel()
-                if dispatcher.cluster is not None:
-                    await dispatcher.cluster.stop()
+                await agent.stop()
+                await dispatcher.shared.stop()
                 dispatcher.registry.save()
                 desktop, dispatcher.desktop = dispatcher.desktop, None
                 if desktop is not None:
@@ -81,6 +84,10 @@ def create_app(settings: Settings, token: str | None) -> Starlette:
             *page_channel.routes,
             *sessions.routes,
             *audit_flush.routes,
+            *skill_routes.routes,
+            *runs.routes,
+            *cockpit_runs.routes,  # before the cockpit's /cockpit/{name} assets
+            *cockpit_skills.routes,
             *cockpit.routes,
             *static.routes,
         ],
@@ -91,6 +98,7 @@ def create_app(settings: Settings, token: str | None) -> Starlette:
     app.state.dispatcher = dispatcher
     app.state.settings = settings
     app.state.policy = policy
+    app.state.agent = agent
     app.state.token = token
     app.state.cockpit_key = cockpit.new_key()  # the cockpit's cookie value, new each process
     app.state.started = time.time()

@@ -122,6 +122,40 @@ def _desktop(settings: Settings) -> list[Check]:
     return [served, *out]
 
 
+def _agent(settings: Settings) -> list[Check]:
+    """What `dbg-bridge run` would get: whether the model endpoint answers, and the tool families of a run."""
+    from bridge.tools import enabled_tools
+
+    fix = "Set model_url (DBG_MODEL_URL, or OPENAI_BASE_URL) to an OpenAI-compatible /v1 URL, or run with --model client."
+    if settings.model == "client":
+        model = Check("model", True, "client: runs ask the connected MCP client's own model (sampling)", required=False)
+    elif not settings.model_url:
+        model = Check("model", False, "no model endpoint set (dbg-bridge run, /v1/runs and agent_run need one)", fix,
+                      required=False)
+    else:
+        import httpx
+
+        url = settings.model_url.rstrip("/")
+        headers = {"Authorization": f"Bearer {settings.model_key}"} if settings.model_key else {}
+        try:
+            r = httpx.get(url + "/models", headers=headers, timeout=3)
+            names = [m.get("id") for m in (r.json().get("data") or [])][:5] if r.status_code == 200 else []
+            model = Check("model", r.status_code == 200, f"{url} answers" + (f" (models: {', '.join(map(str, names))})"
+                                                                           if names else f" HTTP {r.status_code}"),
+                          "" if r.status_code == 200 else "Check model_key and the URL.", required=False)
+        except (httpx.HTTPError, ValueError) as exc:
+            model = Check("model", False, f"{url} does not answer ({type(exc).__name__})", fix, required=False)
+    families: dict[str, int] = {}
+    for tool in enabled_tools(settings):
+        if not tool.name.startswith("agent_"):
+            families[tool.name.split("_")[0]] = families.get(tool.name.split("_")[0], 0) + 1
+    shown = ", ".join(f"{name} ({n})" for name, n in families.items())
+    servers = ", ".join(f"{name}__*" for name in settings.mcp_servers)
+    tools = Check("run tools", True, f"a run gets {shown}" + (f", and {servers} (other MCP servers, health-checked when "
+                                                              "the bridge starts)" if servers else ""), required=False)
+    return [model, tools]
+
+
 def _wayland(settings: Settings) -> list[Check]:
     """What the Wayland (wlroots) backend needs: sway and its IPC, wtype, grim, AT-SPI, and a user for a root bridge."""
     import os
@@ -174,6 +208,7 @@ def checks(settings: Settings) -> list[Check]:
         _chromium(),
         _module("playwright", "drives Chromium in tests", "pip install -e '.[test]'", required=False)(),
         *_desktop(settings),
+        *_agent(settings),
     ]
 
 

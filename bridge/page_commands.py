@@ -63,7 +63,7 @@ class SnapshotParams(Params):
     root: Annotated[Target | None, Field(description="Ref or CSS selector.")] = None
     depth: Annotated[int, Field(ge=0, le=64)] = 64
     interactiveOnly: bool = False
-    maxChars: Annotated[int, Field(ge=200, le=200_000, description="More: toFile.")] = 12_000
+    maxChars: Annotated[int, Field(ge=200, le=200_000)] = 12_000
     boxes: Annotated[bool, Field(description="x,y,w,h in CSS px.")] = False
     detailed: bool = False
     includeFrames: Annotated[bool, Field(description="Inline same-origin frames (refs f0:e3@ab).")] = False
@@ -74,6 +74,8 @@ class SnapshotParams(Params):
 
 
 class FindParams(Params):
+    #: One element (a snapshot's cut line names its ref): its whole text.
+    ref: Target | None = None
     text: Annotated[Text | None, Field(description="In name or text, any case.")] = None
     regex: Annotated[Text | None, Field(description="JS regex, any case.")] = None
     exact: bool = False
@@ -147,6 +149,8 @@ class NetworkParams(Params):
     id: Annotated[int | None, Field(description="One request in full.")] = None
     resources: Annotated[bool, Field(description="Also scripts, images, css.")] = False
     limit: Annotated[int, Field(ge=1, le=300)] = 50
+    #: Include the dev server's own traffic (HMR sockets and pings, /@vite/, /@fs/, source modules, hot updates).
+    devServer: bool = False
 
 
 class ElementParams(Params):
@@ -173,6 +177,13 @@ class AskParams(Params):
     choices: Annotated[list[Annotated[str, Field(max_length=1000)]], Field(max_length=50)] | None = None
     detail: Text | None = None
     dismiss: Annotated[str, Field(max_length=100)] | None = None
+
+
+class RecordParams(Params):
+    """record: start (`on`) or stop recording what the human does in the tab; the page shows `name` in its panel."""
+
+    on: Annotated[bool, Field(strict=True)]
+    name: Annotated[str, Field(max_length=100)] | None = None
 
 
 class NotifyParams(Params):
@@ -237,6 +248,10 @@ class FindMatch(_Result):
     role: str
     name: str
     context: str
+    #: The element's whole rendered text when its name does not say it all (up to the answer's cap).
+    text: str | None = None
+    #: Characters of `text` left out over the cap.
+    cut: int | None = None
 
 
 class FindResult(_Result):
@@ -315,6 +330,8 @@ class NetworkResult(_Result):
     inflight: int | None = None
     resources: list[dict[str, Any]] | None = None
     request: dict[str, Any] | None = None
+    #: Requests and resources left out as dev-server noise (devServer: true shows them).
+    devServerHidden: int | None = None
 
 
 class SourceResult(_Result):
@@ -343,6 +360,11 @@ class AskResult(_Result):
 
 class NotifyResult(_Result):
     shown: bool
+
+
+class RecordResult(_Result):
+    recording: bool
+    name: str | None = None
 
 
 class SelectionResult(_Result):
@@ -410,6 +432,9 @@ COMMAND_TABLE: dict[str, Command] = {c.name: c for c in (
     Command("notify", None, False, "user_notify", NotifyParams, NotifyResult),
     Command("screenshot", None, True, "page_screenshot", ElementParams, ScreenshotResult),
     Command("selection", None, True, None, NoParams, SelectionResult),  # only through page_exec(command=…)
+    # a skill recording (bridge/agent/recording.py starts and stops it; the human's steps come back as events). It
+    # changes nothing in the app, and the tab's panel shows a card while it records.
+    Command("record", None, True, None, RecordParams, RecordResult),
 )}
 COMMANDS = tuple(COMMAND_TABLE)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 
 from bridge import page_commands as m
 
@@ -126,17 +126,58 @@ class LeavingMsg(_Msg):
     stayed: bool = False
 
 
+class RecordedTarget(_Msg):
+    """An element a recorded step acted on, as a replay finds it again: role + accessible name, then its text,
+    then a stable selector (inject/recorder.js)."""
+
+    role: Annotated[str, Field(max_length=60)] = ""
+    name: Short = ""
+    text: Short = ""
+    selector: Short = ""
+    tag: Annotated[str, Field(max_length=60)] = ""
+    #: The field's label (or placeholder, aria-label, name): what a parameter is named after.
+    label: Short = ""
+    inputType: Annotated[str, Field(max_length=40)] = ""
+
+
+class RecordedStep(_Msg):
+    """One thing the human did while a recording was on (an `event` of kind `recorded` carries it as `data`).
+    `seq` counts per recording across the tab's documents (a reloaded page sends its last steps again: the bridge
+    takes each once); a password's fill has `secret` and no value."""
+
+    seq: Annotated[int, Field(ge=0)]
+    action: Literal["click", "dblclick", "fill", "select", "check", "uncheck", "press", "load"]
+    frame: FrameId = "host"
+    url: Short = ""
+    t: Annotated[int, Field(ge=0)] = 0
+    target: RecordedTarget | None = None
+    value: Annotated[str, Field(max_length=100_000)] | None = None
+    secret: bool = False
+    key: Annotated[str, Field(max_length=100)] | None = None
+
+
 class EventMsg(_Msg):
     """Something the human did in the page: answered a question, sent a message, picked an element, asked to
-    open a file. The page retries it until acknowledged, like a result; `eventId` (unique per page) lets the
+    open a file, recorded a step of a skill (`recorded`: `data` is a RecordedStep), asked to start or stop a
+    recording. The page retries it until acknowledged, like a result; `eventId` (unique per page) lets the
     bridge take each event once and acknowledge the copies."""
 
     type: Literal["event"]
     eventId: Annotated[str, Field(min_length=1, max_length=64)] | None = None
-    kind: Literal["answer", "message", "element_selected", "open_file"]
+    kind: Literal["answer", "message", "element_selected", "open_file", "recorded", "record_start", "record_stop"]
     questionId: Annotated[str, Field(max_length=64)] | None = None
     text: Annotated[str, Field(max_length=8000)] = ""
     data: Annotated[dict[str, Any], AfterValidator(lambda v: shallow(v, 16))] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _step_is_typed(self) -> "EventMsg":
+        if self.kind == "recorded":
+            RecordedStep.model_validate(self.data)  # a malformed step is a malformed message (4xx), not a late 500
+        return self
+
+    def step(self) -> RecordedStep:
+        """A `recorded` event's step (validated when the message was parsed)."""
+        return RecordedStep.model_validate(self.data)
 
 
 UP_MESSAGES = (ResultMsg, FramesMsg, ByeMsg, LeavingMsg, EventMsg)
@@ -157,6 +198,9 @@ class RegisterReply(_Msg):
     maxResult: int
     #: The id the page asked for was taken by a live tab (a duplicated tab gets a fresh one).
     renamed: bool = False
+    #: A team bridge's replicas' page-channel URLs (--advertise-url): where the page tries next, in turn, should
+    #: this one go away (None: a single bridge).
+    replicas: list[str] | None = None
 
 
 class ExecFrame(_Msg):

@@ -10,10 +10,11 @@ import json
 import logging
 import os
 import random
+import re
 import secrets
 import string
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
@@ -150,7 +151,8 @@ def claimed_url_ok(inst: Instance, url: str | None) -> bool:
 
 
 class Registry:
-    def __init__(self, ttl: float, max_pending: int = 256) -> None:
+    def __init__(self, ttl: float, max_pending: int = 256,
+                 on_change: Callable[[Instance, bool], None] | None = None) -> None:
         self.ttl = ttl
         self.max_pending = max_pending
         self.instances: dict[str, Instance] = {}
@@ -158,8 +160,9 @@ class Registry:
         #: Where the reserved ids are kept across restarts (ids, urls and frame lists; never a secret).
         self.store: Path | None = None
         self._save_pending = False
-        #: Cluster mode: told of every change to an instance (and `gone=True` when it is dropped).
-        self.observer: Any = None
+        #: Told of every change to an instance (and `gone=True` when it is dropped): the shared state, which a
+        #: team bridge writes to Redis.
+        self.on_change = on_change
 
     # ---- across restarts ------------------------------------------------------------------
 
@@ -402,8 +405,8 @@ class Registry:
         return None if inst.live else max(0.0, self.ttl - (time.monotonic() - inst.since))
 
     def _changed(self, inst: Instance | None = None, gone: bool = False) -> None:
-        if self.observer is not None and inst is not None:
-            self.observer(inst, gone)
+        if self.on_change is not None and inst is not None:
+            self.on_change(inst, gone)
         self.changed.set()
         self.changed = asyncio.Event()
 
@@ -417,15 +420,17 @@ class Registry:
                 out.extend(f"{inst.id}/{f}" for f in inst.frames if f != "host")
         return out
 
-    def after(self, seq: int, limit: int) -> tuple[list[Instance], int | None]:
-        """Up to `limit` instances made after `seq` (page_list's cursor), and the cursor of the next page (None: no
-        more)."""
+    def after(self, cursor: str | None, limit: int) -> tuple[list[Instance], str | None]:
+        """Up to `limit` instances in page_list's order after `cursor` (the key of the last one a previous answer
+        showed), and the cursor of the next page (None: no more)."""
+        after = parse_list_cursor(cursor) if cursor else None
         picked: list[Instance] = []
-        for inst in self.instances.values():
-            if inst.seq > seq:
-                if len(picked) == limit:
-                    return picked, picked[-1].seq
-                picked.append(inst)
+        for inst in sorted(self.instances.values(), key=list_key):
+            if after is not None and list_key(inst) <= after:
+                continue
+            if len(picked) == limit:
+                return picked, list_cursor(picked[-1])
+            picked.append(inst)
         return picked, None
 
     def page_rows(self, instances: Iterable[Instance] | None = None) -> list[dict]:
@@ -452,6 +457,38 @@ class Registry:
                 rows.append({"pageId": f"{inst.id}/{fid}", "url": f.url, "title": f.title, "origin": f.origin,
                              "parent": f"{inst.id}/{f.parent or 'host'}", "crossOrigin": f.crossOrigin, **base})
         return rows
+
+
+def list_key(inst: Instance) -> tuple[int, int, int]:
+    """page_list's order: live tabs first, then tabs that had a channel and lost it, each most recently active
+    first (the last time the page spoke to the bridge); reservations that never connected last, oldest first."""
+    group = 0 if inst.live else 1 if inst.ever_connected else 2
+    return group, (-int(inst.last_seen * 1000) if group < 2 else 0), inst.seq
+
+
+def list_cursor(inst: Instance) -> str:
+    """The cursor after `inst`: its place in page_list's order (a tab that goes away shifts nothing)."""
+    group, active, seq = list_key(inst)
+    return f"{group}.{-active}.{seq}"
+
+
+def parse_list_cursor(cursor: str) -> tuple[int, int, int] | None:
+    """The key a page_list cursor names, or None when it is not one page_list gives."""
+    m = re.fullmatch(r"([0-2])\.(\d{1,16})\.(\d{1,12})", cursor)
+    return (int(m[1]), -int(m[2]) if m[1] != "2" else 0, int(m[3])) if m else None
+
+
+def tab_slice(rows: list[dict[str, Any]], skip: int, limit: int) -> tuple[list[dict[str, Any]], int | None]:
+    """`limit` tabs (each with its frames) after the first `skip` of a flat page_list, and where the next starts."""
+    tab = -1
+    out = []
+    for row in rows:
+        tab += row["parent"] is None
+        if tab >= skip + limit:
+            return out, skip + limit
+        if tab >= skip:
+            out.append(row)
+    return out, None
 
 
 def split_page_id(page_id: str) -> tuple[str, str] | None:

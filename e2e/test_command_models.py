@@ -74,6 +74,9 @@ def test_every_command_answers_what_its_result_model_names(app, mcp):
                  "getSelection().addRange(r); })()")
     picked = check("selection", run(mcp, pid, "selection"))
     assert picked.text == app.evaluate("document.getElementById('status').textContent") and picked.ref
+    seen["record"] = check("record", run(mcp, pid, "record", {"on": True, "name": "models"}))
+    assert seen["record"].recording is True
+    assert check("record", run(mcp, pid, "record", {"on": False})).recording is False
     seen["navigate"] = check("navigate", run(mcp, pid, "navigate", {"action": "reload"}))
     # screenshot needs the extension: e2e/test_extension.py checks its result against the same model
     assert set(seen) == set(COMMAND_TABLE) - {"screenshot"}

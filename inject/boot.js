@@ -65,6 +65,9 @@ function createDbgLauncher(config) {
       /** @type {Window} */ (ev.source).postMessage({ __dbg: 1, type: 'dbg_exec_result', payload: out, requestId: env.requestId, _f: env._f }, window.origin);
     });
     /** @type {Window} */ (hostWin).postMessage({ __dbg: 1, type: 'dbg_ready' }, window.origin);
+    recordUp = (step) => /** @type {Window} */ (hostWin).postMessage({ __dbg: 1, type: 'dbg_recorded', payload: step }, window.origin);
+    installFrameRecorder();
+    recorder.resume();
     return { version: VERSION, role, commands: COMMANDS, get frameId() { return ctx.frameId; }, status: () => ({ state: 'frame', running: running.size }) };
   }
 
@@ -99,11 +102,15 @@ function createDbgLauncher(config) {
 
   window.addEventListener('message', (ev) => router.onMessage(ev));
   sendUp = (msg) => client.sendEvent(msg); // acknowledged and retried: a human's answer survives a network blip
-  // Hotkeys for the human: Alt+Shift+P toggles the element picker, Alt+Shift+M writes to the agent.
+  recordUp = (step) => client.sendEvent({ type: 'event', kind: 'recorded', text: step.action, data: step });
+  installHostRecorder();
+  // Hotkeys for the human: Alt+Shift+P toggles the element picker, Alt+Shift+M writes to the agent, Alt+Shift+R
+  // records a skill.
   window.addEventListener('keydown', (ev) => {
     if (!ev.altKey || !ev.shiftKey) return;
     if (ev.code === 'KeyP') { ev.preventDefault(); if (human.picking) human.stopPicker(); else human.startPicker(null); }
     else if (ev.code === 'KeyM') { ev.preventDefault(); human.compose(); }
+    else if (ev.code === 'KeyR') { ev.preventDefault(); recorder.offer(); }
   }, true);
   router.onChange = () => {
     if (client.state === 'connected') client.send({ type: 'frames', frames: router.frameList(), url: location.href, title: document.title, complete: document.readyState !== 'loading' });
@@ -148,6 +155,7 @@ function createDbgLauncher(config) {
     void client.connect();
     document.addEventListener('DOMContentLoaded', () => router.scan());
   } else start();
+  recorder.resume(); // a recording this tab had goes on (its steps wait in the outbox until registered)
 
   return {
     version: VERSION,
@@ -160,6 +168,7 @@ function createDbgLauncher(config) {
     disconnect: () => client.stop(),
     pick: () => human.startPicker(null),
     message: () => human.compose(),
+    record: () => recorder.offer(),
   };
 }
 

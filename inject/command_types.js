@@ -4,7 +4,7 @@
 // served); do not edit by hand.
 
 /**
- * @typedef {'eval' | 'ping' | 'frames' | 'location' | 'snapshot' | 'find' | 'act' | 'console' | 'wait' | 'navigate' | 'network' | 'source' | 'highlight' | 'ask' | 'notify' | 'screenshot' | 'selection'} CommandName
+ * @typedef {'eval' | 'ping' | 'frames' | 'location' | 'snapshot' | 'find' | 'act' | 'console' | 'wait' | 'navigate' | 'network' | 'source' | 'highlight' | 'ask' | 'notify' | 'screenshot' | 'selection' | 'record'} CommandName
  * @typedef {ResultMsg | FramesMsg | ByeMsg | LeavingMsg | EventMsg} UpMessage
  * @typedef {{frameId: string, parent?: string | null, url: string, title: string, origin: string, crossOrigin: boolean, ready: boolean}} FrameInfo
  * @typedef {{v: number, instanceId?: string | null, secret?: string | null, reclaim: boolean, url: string, title: string, origin: string, port?: number | null, attach: string, frames: Array<FrameInfo>, complete: boolean, doc?: string | null}} RegisterRequest
@@ -13,9 +13,9 @@
  * @typedef {{type: 'frames', frames: Array<FrameInfo>, url?: string | null, title?: string | null, complete: boolean}} FramesMsg
  * @typedef {{type: 'bye', to?: string | null}} ByeMsg
  * @typedef {{type: 'leaving', to?: string | null, stayed: boolean}} LeavingMsg
- * @typedef {{type: 'event', eventId?: string | null, kind: 'answer' | 'message' | 'element_selected' | 'open_file', questionId?: string | null, text: string, data: Record<string, any>}} EventMsg
- * @typedef {{type: 'registered', v: number, instanceId: string, secret: string, ttl: number, heartbeat: number, maxResult: number, renamed: boolean}} RegisterReply
- * @typedef {{type: 'exec', requestId: string, frameId: string, command: 'eval' | 'ping' | 'frames' | 'location' | 'snapshot' | 'find' | 'act' | 'console' | 'wait' | 'navigate' | 'network' | 'source' | 'highlight' | 'ask' | 'notify' | 'screenshot' | 'selection', params: Record<string, any>, timeout: number}} ExecFrame
+ * @typedef {{type: 'event', eventId?: string | null, kind: 'answer' | 'message' | 'element_selected' | 'open_file' | 'recorded' | 'record_start' | 'record_stop', questionId?: string | null, text: string, data: Record<string, any>}} EventMsg
+ * @typedef {{type: 'registered', v: number, instanceId: string, secret: string, ttl: number, heartbeat: number, maxResult: number, renamed: boolean, replicas?: Array<string> | null}} RegisterReply
+ * @typedef {{type: 'exec', requestId: string, frameId: string, command: 'eval' | 'ping' | 'frames' | 'location' | 'snapshot' | 'find' | 'act' | 'console' | 'wait' | 'navigate' | 'network' | 'source' | 'highlight' | 'ask' | 'notify' | 'screenshot' | 'selection' | 'record', params: Record<string, any>, timeout: number}} ExecFrame
  * @typedef {{type: 'ping'}} PingFrame
  * @typedef {{type: 'ack', requestIds: Array<string>, eventIds: Array<string>}} AckFrame
  * @typedef {{type: 'cancel', requestId: string, frameId: string, reason: string}} CancelFrame
@@ -28,8 +28,8 @@
  * @typedef {{href: string, origin: string, title: string, readyState: string}} LocationResult
  * @typedef {{root?: string | null, depth: number, interactiveOnly: boolean, maxChars: number, boxes: boolean, detailed: boolean, includeFrames: boolean, full: boolean, part?: string | null, from: number}} SnapshotParams
  * @typedef {{snapshotId: string, tree: string, url?: string | null, title?: string | null, elements?: number | null, shown?: number | null, truncated?: boolean | null, chars?: number | null, from?: number | null, next?: number | null}} SnapshotResult
- * @typedef {{text?: string | null, regex?: string | null, exact: boolean, role?: string | null, selector?: string | null, limit: number}} FindParams
- * @typedef {{ref: string, role: string, name: string, context: string}} FindMatch
+ * @typedef {{ref?: string | null, text?: string | null, regex?: string | null, exact: boolean, role?: string | null, selector?: string | null, limit: number}} FindParams
+ * @typedef {{ref: string, role: string, name: string, context: string, text?: string | null, cut?: number | null}} FindMatch
  * @typedef {{matches: Array<FindMatch>, total: number, more: boolean}} FindResult
  * @typedef {{action?: 'click' | 'dblclick' | 'hover' | 'focus' | 'fill' | 'type' | 'select' | 'check' | 'uncheck' | 'press' | 'scroll' | 'drag' | null, ref?: string | null, selector?: string | null, text?: string | null, nth?: number | null, exact?: boolean | null, value?: string | number | null, key?: string | null, to?: string | null, dx?: number | null, dy?: number | null, trusted?: boolean | null}} ActionParams
  * @typedef {{action?: 'click' | 'dblclick' | 'hover' | 'focus' | 'fill' | 'type' | 'select' | 'check' | 'uncheck' | 'press' | 'scroll' | 'drag' | null, ref?: string | null, selector?: string | null, text?: string | null, nth?: number | null, exact?: boolean | null, value?: string | number | null, key?: string | null, to?: string | null, dx?: number | null, dy?: number | null, trusted?: boolean | null, actions?: Array<ActionParams> | null, snapshot: boolean, dryRun: boolean}} ActParams
@@ -42,9 +42,9 @@
  * @typedef {{met: boolean, ms: number, value?: any}} WaitResult
  * @typedef {{action: 'goto' | 'back' | 'forward' | 'reload', url?: string | null}} NavigateParams
  * @typedef {{from: string, action: string, to?: string | null, doc?: string | null, crossDocument?: boolean | null}} NavigateResult
- * @typedef {{since: number, filter?: string | null, failedOnly: boolean, id?: number | null, resources: boolean, limit: number}} NetworkParams
+ * @typedef {{since: number, filter?: string | null, failedOnly: boolean, id?: number | null, resources: boolean, limit: number, devServer: boolean}} NetworkParams
  * @typedef {{id?: number | null, kind: string, method?: string | null, url: string, status?: number | null, ms?: number | null, size?: number | null, error?: string | null, pending?: boolean | null}} NetworkRow
- * @typedef {{requests?: Array<NetworkRow> | null, cursor?: number | null, more?: boolean | null, inflight?: number | null, resources?: Array<Record<string, any>> | null, request?: Record<string, any> | null}} NetworkResult
+ * @typedef {{requests?: Array<NetworkRow> | null, cursor?: number | null, more?: boolean | null, inflight?: number | null, resources?: Array<Record<string, any>> | null, request?: Record<string, any> | null, devServerHidden?: number | null}} NetworkResult
  * @typedef {{ref?: string | null, selector?: string | null}} ElementParams
  * @typedef {{ref: string, element: string, file?: string | null, line?: number | null, column?: number | null, via: string, components: Array<string>, note?: string | null, generated?: Record<string, any> | null}} SourceResult
  * @typedef {{refs?: Array<string> | null, selector?: string | null, label?: string | null, durationMs: number, clear: boolean}} HighlightParams
@@ -55,6 +55,8 @@
  * @typedef {{shown: boolean}} NotifyResult
  * @typedef {{data?: string | null, width?: number | null, height?: number | null, scale?: number | null, devicePixelRatio?: number | null, box?: Record<string, number> | null, viewport?: Record<string, number> | null, scaledDown?: boolean | null, frameBox?: Record<string, number> | null}} ScreenshotResult
  * @typedef {{text: string, ref?: string | null, element?: string | null}} SelectionResult
- * @typedef {{eval: EvalParams, ping: NoParams, frames: NoParams, location: NoParams, snapshot: SnapshotParams, find: FindParams, act: ActParams, console: ConsoleParams, wait: WaitParams, navigate: NavigateParams, network: NetworkParams, source: ElementParams, highlight: HighlightParams, ask: AskParams, notify: NotifyParams, screenshot: ElementParams, selection: NoParams}} CommandParams
- * @typedef {{eval: EvalResult, ping: PingResult, frames: FramesResult, location: LocationResult, snapshot: SnapshotResult, find: FindResult, act: ActResult, console: ConsoleResult, wait: WaitResult, navigate: NavigateResult, network: NetworkResult, source: SourceResult, highlight: HighlightResult, ask: AskResult, notify: NotifyResult, screenshot: ScreenshotResult, selection: SelectionResult}} CommandResults
+ * @typedef {{on: boolean, name?: string | null}} RecordParams
+ * @typedef {{recording: boolean, name?: string | null}} RecordResult
+ * @typedef {{eval: EvalParams, ping: NoParams, frames: NoParams, location: NoParams, snapshot: SnapshotParams, find: FindParams, act: ActParams, console: ConsoleParams, wait: WaitParams, navigate: NavigateParams, network: NetworkParams, source: ElementParams, highlight: HighlightParams, ask: AskParams, notify: NotifyParams, screenshot: ElementParams, selection: NoParams, record: RecordParams}} CommandParams
+ * @typedef {{eval: EvalResult, ping: PingResult, frames: FramesResult, location: LocationResult, snapshot: SnapshotResult, find: FindResult, act: ActResult, console: ConsoleResult, wait: WaitResult, navigate: NavigateResult, network: NetworkResult, source: SourceResult, highlight: HighlightResult, ask: AskResult, notify: NotifyResult, screenshot: ScreenshotResult, selection: SelectionResult, record: RecordResult}} CommandResults
  */

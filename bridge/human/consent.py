@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
@@ -13,6 +14,10 @@ from bridge.human.questions import ask, dismiss
 from bridge.page_commands import COMMAND_TABLE, parse_params, to_wire
 
 CONSENT_ONCE, CONSENT_ORIGIN, CONSENT_DENY = "Allow once", "Allow on this origin", "Deny"
+
+#: Consent classes the call being handled needs no prompt for: a run's `--allow` (bridge/agent/toolbox.py sets it
+#: around each of the run's calls; nothing else does). Each such decision is audited as "allowed by run".
+PREAPPROVED: ContextVar[frozenset[str]] = ContextVar("dbg_preapproved", default=frozenset())
 
 #: What each consent class asks the human, and what a denial tells the agent to do instead.
 CONSENT_TEXT = {
@@ -58,6 +63,9 @@ async def require_consent(d: Dispatcher, target: Target, kind: str, detail: str)
         return
     origin = page_origin(target)
     if (kind, origin) in d.approved_origins:
+        return
+    if kind in PREAPPROVED.get():
+        d.audit.human("consent", target.page_id, action=kind, origin=origin, decision="allowed by run")
         return
     question, instead = CONSENT_TEXT[kind]
     preview = detail if len(detail) <= 600 else detail[:600] + "…"

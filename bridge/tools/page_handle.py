@@ -35,6 +35,11 @@ class Page:
         return self._d.settings
 
     @property
+    def skills(self) -> Any:
+        """The bridge's skills and memory (bridge.agent.skill_service.SkillService; None when not built)."""
+        return self._d.skills
+
+    @property
     def connection(self) -> object:
         """The tab's current channel (an opaque token: a new one after a reload)."""
         return self.target.inst.conn
