@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
+import os
 import shutil
 import struct
 import subprocess
@@ -377,8 +378,6 @@ class WaylandBackend:
     def temp_dir(self, prefix: str) -> str:
         path = tempfile.mkdtemp(prefix=prefix, dir=str(self.session.tmp) if self.session.tmp else None)
         if self.user:
-            import os
-
             os.chown(path, *self.user)
         if not self.session.tmp:
             self._temp.append(path)
