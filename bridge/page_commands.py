@@ -63,7 +63,7 @@ class SnapshotParams(Params):
     root: Annotated[Target | None, Field(description="Ref or CSS selector.")] = None
     depth: Annotated[int, Field(ge=0, le=64)] = 64
     interactiveOnly: bool = False
-    maxChars: Annotated[int, Field(ge=200, le=200_000, description="More: toFile.")] = 12_000
+    maxChars: Annotated[int, Field(ge=200, le=200_000)] = 12_000
     boxes: Annotated[bool, Field(description="x,y,w,h in CSS px.")] = False
     detailed: bool = False
     includeFrames: Annotated[bool, Field(description="Inline same-origin frames (refs f0:e3@ab).")] = False

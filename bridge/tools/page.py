@@ -6,7 +6,6 @@ import base64
 import json
 import re
 import time
-from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
 from mcp.types import CallToolResult, ImageContent, TextContent
@@ -16,7 +15,6 @@ from bridge import artifacts, errors, sourcemap
 from bridge import page_commands as m
 from bridge.dispatch import Dispatcher
 from bridge.page_commands import COMMANDS
-from bridge.registry import parse_list_cursor
 from bridge.tools.base import Tool, acting, read_only
 from bridge.tools.outputs import obj, of_page
 from bridge.tools.page_handle import Page
@@ -40,37 +38,19 @@ async def page_list(
 ) -> dict[str, Any]:
     """Connected tabs and frames (url, title, verified origin, state), `limit` tabs at a time. Page
     tools take a pageId from here (5173/host, 5173/f0); omitted, the only tab's top frame."""
-    clustered = d.cluster is not None
-    if cursor is not None and not (cursor.isdigit() if clustered else parse_list_cursor(cursor)):
+    if cursor is not None and not d.shared.valid_cursor(cursor):
         raise errors.BridgeError(f"cursor {cursor[:40]!r} is not one page_list gave: pass its nextCursor unchanged, "
                                  "or leave cursor out to start from the first tab.", code="invalid_argument")
-    if d.cluster is not None:
-        rows, more = tab_slice(await d.cluster.page_rows(), int(cursor or 0), limit)
-    else:
-        tabs, more = d.registry.after(cursor, limit)
-        rows = d.registry.page_rows(tabs)
+    rows, more = await d.shared.page_list(cursor, limit)
     out: dict[str, Any] = {"pages": rows}
     if more is not None:
-        out["nextCursor"] = str(more)
-    if d.cluster is not None and d.cluster.note:
-        out["cluster"] = d.cluster.note
+        out["nextCursor"] = more
+    if d.shared.note:  # the team bridge's store is away: only this replica's pages are listed
+        out["cluster"] = d.shared.note
     if not rows and not cursor:
         out["hint"] = (f"No page is connected. Load {d.settings.base_url()}/inject/dbg_client.js in your app, "
                        f"or open the demo at {d.settings.base_url()}/demo.")
     return out
-
-
-def tab_slice(rows: list[dict[str, Any]], skip: int, limit: int) -> tuple[list[dict[str, Any]], int | None]:
-    """`limit` tabs (each with its frames) after the first `skip` of a flat page_list, and where the next starts."""
-    tab = -1
-    out = []
-    for row in rows:
-        tab += row["parent"] is None
-        if tab >= skip + limit:
-            return out, skip + limit
-        if tab >= skip:
-            out.append(row)
-    return out, None
 
 
 async def page_exec(
