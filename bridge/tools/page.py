@@ -20,7 +20,9 @@ from bridge.tools.base import Tool, acting, read_only
 from bridge.tools.outputs import obj, of_page
 from bridge.tools.page_handle import Page
 
-Command = Literal[COMMANDS]  # type: ignore[valid-type]
+#: What page_exec(command=…) may name: every command but `record`, which the human's recording tools start (an agent
+#: never starts recording the human's input; bridge/agent/recording.py).
+Command = Literal[tuple(c for c in COMMANDS if c != "record")]  # type: ignore[valid-type]
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
