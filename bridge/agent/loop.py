@@ -300,7 +300,9 @@ class Loop:
         try:
             await asyncio.wait(waits, timeout=self.takeover_wait, return_when=asyncio.FIRST_COMPLETED)
             if card is not None and card.future.done() and not card.future.cancelled():
-                t.answer(CHOICES.get(str(card.answer), "resume"), "", card.via or "page")
+                given = card.answer if isinstance(card.answer, dict) else {"choice": card.answer}
+                note = given.get("note") if isinstance(given.get("note"), str) else ""
+                t.answer(CHOICES.get(str(given.get("choice")), "resume"), note[:4000], card.via or "page")
             if not t.answered:
                 raise End("blocked", f"[takeover_timeout] Nobody answered the takeover ({reason}) within "
                                      f"{self.takeover_wait:g} s.")
@@ -327,7 +329,7 @@ class Loop:
             q = d.questions.ask("choice", f"The agent hands over: {t.reason}" + (f" — {t.question}" if t.question
                                                                                   else ""),
                                 target.inst.id, list(CHOICES), "Do what is needed in the page, then choose.")
-            await d.call_page(f"{target.inst.id}/host", "ask", q.frame(), 10)
+            await d.call_page(f"{target.inst.id}/host", "ask", {**q.frame(), "note": True}, 10)
         except BridgeError as exc:
             log.info("takeover card not shown in a page: %s", exc)
             return None
