@@ -230,6 +230,9 @@ class Loop:
                  "ms": round(outcome.ms, 1), "text": outcome.text[:EVENT_TEXT]}
         if outcome.coerced:
             event["coerced"] = outcome.coerced
+        if outcome.images:
+            self.run.keep_image(n, *outcome.images[0])
+            event["image"] = outcome.images[0][0]
         self.run.emit("tool_result", **event)
         self.steps_log.append(f"{n}. {call.name} {json.dumps(shown_args, ensure_ascii=False)[:200]} → "
                               f"{'error ' if outcome.is_error else ''}{outcome.text[:300]}")
