@@ -355,7 +355,8 @@ class Loop:
         if reply.text.strip():
             self.run.emit("message", text=reply.text.strip()[:EVENT_TEXT])
         if keep:
-            msg: dict[str, Any] = {"role": "assistant", "content": reply.text or None}
+            # content is always a string: llama-cpp-python's server (and other strict ones) refuse null
+            msg: dict[str, Any] = {"role": "assistant", "content": reply.text or ""}
             if reply.calls:
                 msg["tool_calls"] = [{"id": c.id, "type": "function", "function": {
                     "name": c.name, "arguments": c.raw or json.dumps(c.arguments)}} for c in reply.calls]
