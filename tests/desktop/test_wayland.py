@@ -39,7 +39,7 @@ def launch(wdesk) -> Iterator[Any]:
     def start(argv: list[str]) -> dict[str, Any]:
         got = wdesk("desktop_launch_app", argv=argv, timeout=30)
         pids.append(got["app"]["pid"])
-        assert got["accessible"] is True, got
+        wdesk.wait_accessible(got["app"]["pid"])
         return got["windows"][0]
 
     yield start
