@@ -32,7 +32,7 @@ def test_a_calculator_recording_becomes_a_skill_that_replays_to_the_same_result(
     assert [(s.tool, s.arguments) for s in skill.steps] == [
         ("desktop_click", {"target": {"role": "toggle button", "name": k}, "window": win["title"]}) for k in KEYS]
     # the same file format as a page skill: it survives the store and a parse
-    saved = run_async(Skills(DiskStore(tmp_path)).save(skill))  # sync Playwright may own this thread's loop
+    saved = run_async(Skills(DiskStore(tmp_path)).save(skill))
     assert parse(json.loads((tmp_path / "skills" / "multiply.json").read_text())) == saved
 
     human.click(center(element(desk, win["id"], "toggle button", "7")))  # the display shows something else now
