@@ -74,6 +74,10 @@ def test_every_command_answers_what_its_result_model_names(app, mcp):
                  "getSelection().addRange(r); })()")
     picked = check("selection", run(mcp, pid, "selection"))
     assert picked.text == app.evaluate("document.getElementById('status').textContent") and picked.ref
+    seen["viewport"] = check("viewport", run(mcp, pid, "viewport", {"mark": "dbg-test"}))
+    assert app.title().startswith("dbg-test ")
+    check("viewport", run(mcp, pid, "viewport"))
+    assert not app.title().startswith("dbg-test")
     # record is not an agent's to call (page_exec refuses it); the page's own answer is checked against its model
     record = "(on) => window.__dbg.commands.record({on, name: 'models'}, {role: 'host', frameId: 'host'})"
     seen["record"] = check("record", app.evaluate(record, True))
