@@ -190,7 +190,8 @@ async def page(request: Request) -> Response:
     html = _templates.get_template("cockpit.html").render(
         base=base, version=__version__, state=state, token_mark=TOKEN_MARK,
         configs=client_configs(base + "/mcp", request.app.state.token is not None, settings),
-        auth=request.app.state.token is not None, settings=settings, desktop=served(settings), token_command=invocation(settings, "token"),
+        auth=request.app.state.token is not None, settings=settings, desktop=served(settings),
+        desktop_off=why_unavailable(settings), token_command=invocation(settings, "token"),
         audit_path=None if d.audit.path is None else _tilde(d.audit.path),
         started=request.app.state.started,
     )
