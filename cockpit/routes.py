@@ -30,7 +30,7 @@ from bridge.command import invocation
 from bridge.desktop import served, why_unavailable
 from bridge.dispatch import Dispatcher
 from bridge.http import HTTPError, error_response, read_body
-from bridge.human.questions import settle_from_cockpit
+from bridge.human.asking import settle_from_cockpit
 from bridge.questions import Question
 from bridge.registry import split_page_id
 

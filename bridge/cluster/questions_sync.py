@@ -122,7 +122,7 @@ class QuestionSync:
         if q is None or not q.open:
             return
         if msg.get("via") == "cockpit":
-            from bridge.human.questions import settle_from_cockpit
+            from bridge.human.asking import settle_from_cockpit
 
             settle_from_cockpit(self.d, q, msg.get("answer"))
             return

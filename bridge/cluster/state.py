@@ -26,7 +26,7 @@ from bridge.cluster.bus import DOWN, Bus, unavailable
 from bridge.cluster.inbox_sync import InboxSync
 from bridge.cluster.mirror import Mirror, RemoteInstance
 from bridge.cluster.questions_sync import QuestionSync
-from bridge.cluster.replica import Liveness
+from bridge.cluster.liveness import Liveness
 from bridge.protocol import RegisterRequest
 from bridge.registry import Instance, Registry, check_claims, port_of, tab_slice
 
