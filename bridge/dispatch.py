@@ -19,6 +19,7 @@ from bridge.protocol import CancelFrame, ExecFrame, ResultMsg, dump
 from bridge.ratelimit import RateLimit
 from bridge.registry import LOST_GRACE, lost_to, Instance, Registry, split_page_id
 from bridge.settings import Settings
+from bridge.webmcp import WebTools
 
 #: How long a call addressed to a reloading/reconnecting page waits for it to come back.
 RECONNECT_WAIT = 10.0
@@ -48,6 +49,8 @@ class Dispatcher:
         self.inbox = Inbox()
         self.clients = Clients()
         self.questions = Questions()
+        #: The WebMCP tools each page registered (page data, checked there).
+        self.webtools = WebTools(self.inbox)
         #: Every tool call and human event: appended to audit.jsonl and streamed to the cockpit.
         self.audit = Audit(None if settings.no_audit else settings.config_dir / "audit.jsonl",
                            settings.audit_max_bytes, settings.audit_keep,

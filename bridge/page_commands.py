@@ -351,3 +351,39 @@ class ScreenshotResult(_Result):
     viewport: dict[str, float] | None = None
     scaledDown: bool | None = None
     frameBox: dict[str, float] | None = None
+
+
+# ---- WebMCP: the tools a page registers (bridge/webmcp.py reads them, bridge/tools/webmcp.py offers them) ------
+
+class WebToolRow(_Result):
+    """One tool as the page's client describes it: its input schema as JSON text (the bridge parses and bounds
+    it), or an error saying why the client left it out."""
+
+    name: str
+    title: str | None = None
+    description: str | None = None
+    schema_: str | None = Field(None, alias="schema")
+    annotations: dict[str, Any] | None = None
+    frameId: str | None = None
+    error: dict[str, str] | None = None
+
+
+class ToolsResult(_Result):
+    """tools: the WebMCP tools of this document (a frame) or of the tab, every same-origin frame's (the host)."""
+
+    api: Any = None
+    tools: list[WebToolRow]
+    total: int
+
+
+class ToolCallParams(_Params):
+    """tool_call: one of this document's WebMCP tools, by name, with arguments its schema accepts."""
+
+    name: Annotated[str, Field(min_length=1, max_length=64)]
+    arguments: dict[str, Any] = Field(default_factory=dict)
+
+
+class ToolCallResult(_Result):
+    """What executeTool() answered, as JSON text (or plain text)."""
+
+    json_: str = Field(alias="json")

@@ -15,7 +15,7 @@ from bridge import page_commands as m
 
 PROTOCOL_VERSION = 1
 
-ConsentClass = Literal["eval", "navigate", "submit"]
+ConsentClass = Literal["eval", "navigate", "submit", "tool"]
 
 
 @dataclass(frozen=True)
@@ -55,6 +55,9 @@ COMMAND_TABLE: dict[str, Command] = {c.name: c for c in (
     Command("notify", None, False, "user_notify", m.NotifyParams, m.NotifyResult),
     Command("screenshot", None, True, "page_screenshot", m.ElementParams, m.ScreenshotResult),
     Command("selection", None, True, None, m.NoParams, m.SelectionResult),  # only through page_exec(command=…)
+    # WebMCP: the page's own tools (bridge/webmcp.py); calling one is acting on its origin, whatever it says it does
+    Command("tools", None, True, "page_tools", m.NoParams, m.ToolsResult),
+    Command("tool_call", "tool", False, "page_call_tool", m.ToolCallParams, m.ToolCallResult),
 )}
 COMMANDS = tuple(COMMAND_TABLE)
 CommandName = Literal[COMMANDS]  # type: ignore[valid-type]
@@ -180,7 +183,17 @@ class EventMsg(_Msg):
     data: Annotated[dict[str, Any], AfterValidator(lambda v: shallow(v, 16))] = Field(default_factory=dict)
 
 
-UpMessage = Annotated[Union[ResultMsg, FramesMsg, ByeMsg, LeavingMsg, EventMsg], Field(discriminator="type")]
+class ToolsMsg(_Msg):
+    """The tab's WebMCP tools changed (every same-origin frame's, each with its frameId): the whole list, at most
+    bridge/webmcp.py MAX_TOOLS of `total`. Each entry is checked on its own there (a bad one is dropped, not the
+    message)."""
+
+    type: Literal["tools"]
+    tools: list[dict[str, Any]] = Field(max_length=256)
+    total: int = Field(0, ge=0)
+
+
+UpMessage = Annotated[Union[ResultMsg, FramesMsg, ByeMsg, LeavingMsg, EventMsg, ToolsMsg], Field(discriminator="type")]
 _up = TypeAdapter(UpMessage)
 
 

@@ -29,6 +29,7 @@ PARTS: tuple[str, ...] = (
     "human_panel.js",
     "screenshot.js",
     "agent_code.js",
+    "webmcp.js",
     "commands.js",
     "frame_router.js",
     "transport.js",

@@ -39,6 +39,10 @@
  * @typedef {{shown: boolean}} NotifyResult
  * @typedef {{data?: string | null, width?: number | null, height?: number | null, scale?: number | null, devicePixelRatio?: number | null, box?: Record<string, number> | null, viewport?: Record<string, number> | null, scaledDown?: boolean | null, frameBox?: Record<string, number> | null}} ScreenshotResult
  * @typedef {{text: string, ref?: string | null, element?: string | null}} SelectionResult
- * @typedef {{eval: EvalParams, ping: NoParams, frames: NoParams, location: NoParams, snapshot: SnapshotParams, find: FindParams, act: ActParams, console: ConsoleParams, wait: WaitParams, navigate: NavigateParams, network: NetworkParams, source: ElementParams, highlight: HighlightParams, ask: AskParams, notify: NotifyParams, screenshot: ElementParams, selection: NoParams}} CommandParams
- * @typedef {{eval: EvalResult, ping: PingResult, frames: FramesResult, location: LocationResult, snapshot: SnapshotResult, find: FindResult, act: ActResult, console: ConsoleResult, wait: WaitResult, navigate: NavigateResult, network: NetworkResult, source: SourceResult, highlight: HighlightResult, ask: AskResult, notify: NotifyResult, screenshot: ScreenshotResult, selection: SelectionResult}} CommandResults
+ * @typedef {{name: string, title?: string | null, description?: string | null, schema?: string | null, annotations?: Record<string, any> | null, frameId?: string | null, error?: Record<string, string> | null}} WebToolRow
+ * @typedef {{api?: any, tools: Array<WebToolRow>, total: number}} ToolsResult
+ * @typedef {{name: string, arguments?: Record<string, any>}} ToolCallParams
+ * @typedef {{json: string}} ToolCallResult
+ * @typedef {{eval: EvalParams, ping: NoParams, frames: NoParams, location: NoParams, snapshot: SnapshotParams, find: FindParams, act: ActParams, console: ConsoleParams, wait: WaitParams, navigate: NavigateParams, network: NetworkParams, source: ElementParams, highlight: HighlightParams, ask: AskParams, notify: NotifyParams, screenshot: ElementParams, selection: NoParams, tools: NoParams, tool_call: ToolCallParams}} CommandParams
+ * @typedef {{eval: EvalResult, ping: PingResult, frames: FramesResult, location: LocationResult, snapshot: SnapshotResult, find: FindResult, act: ActResult, console: ConsoleResult, wait: WaitResult, navigate: NavigateResult, network: NetworkResult, source: SourceResult, highlight: HighlightResult, ask: AskResult, notify: NotifyResult, screenshot: ScreenshotResult, selection: SelectionResult, tools: ToolsResult, tool_call: ToolCallResult}} CommandResults
  */

@@ -42,7 +42,7 @@ const EVENT_OUTBOX_MAX = 200;
  * @typedef {{type: 'registered', v: number, instanceId: string, secret: string, ttl: number,
  *            heartbeat: number, maxResult: number, renamed: boolean}} RegisterReply
  * Generated from bridge/protocol.py COMMAND_TABLE by `python scripts/gen_docs.py`; do not edit.
- * @typedef {'eval' | 'ping' | 'frames' | 'location' | 'snapshot' | 'find' | 'act' | 'console' | 'wait' | 'navigate' | 'network' | 'source' | 'highlight' | 'ask' | 'notify' | 'screenshot' | 'selection'} CommandName
+ * @typedef {'eval' | 'ping' | 'frames' | 'location' | 'snapshot' | 'find' | 'act' | 'console' | 'wait' | 'navigate' | 'network' | 'source' | 'highlight' | 'ask' | 'notify' | 'screenshot' | 'selection' | 'tools' | 'tool_call'} CommandName
  * @typedef {{type: 'exec', requestId: string, frameId: string, command: CommandName,
  *            params: Record<string, any>, timeout: number}} ExecFrame
  * @typedef {{type: 'ping'}} PingFrame
@@ -53,9 +53,10 @@ const EVENT_OUTBOX_MAX = 200;
  * @typedef {{type: 'frames', frames: FrameInfo[], url?: string, title?: string, complete?: boolean}} FramesMsg
  * @typedef {{type: 'bye', to?: string}} ByeMsg
  * @typedef {{type: 'leaving', to?: string, stayed?: boolean}} LeavingMsg
+ * @typedef {{type: 'tools', tools: WebTool[], total: number}} ToolsMsg
  * @typedef {{type: 'event', eventId?: string, kind: 'answer'|'message'|'element_selected'|'open_file',
  *            questionId?: string|null, text?: string, data?: Record<string, any>}} EventMsg
- * @typedef {ResultMsg | FramesMsg | ByeMsg | LeavingMsg | EventMsg} UpMessage
+ * @typedef {ResultMsg | FramesMsg | ByeMsg | LeavingMsg | EventMsg | ToolsMsg} UpMessage
  * @typedef {{__dbg: 1, type: string, payload?: any, requestId?: string, _f?: string}} Envelope
  * @typedef {{frameId: string, role: 'host'|'frame', maxResult: number, signal?: AbortSignal}} CommandContext
  * @typedef {(params: Record<string, any>, ctx: CommandContext) => Promise<any>} Command

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
@@ -22,6 +23,8 @@ CONSENT_TEXT = {
                  "Stay on this origin, or ask the human (user_ask) where to go."),
     "submit": ("The agent wants to submit a form in {page} ({origin}).",
                "Ask the human (user_ask) before submitting, or fill the form and let them submit it."),
+    "tool": ("The agent wants to call a tool the page registered (WebMCP) in {page} ({origin}).",
+             "Do not retry the same call; ask them why (user_ask), or use page_snapshot/page_act instead."),
 }
 
 
@@ -100,6 +103,13 @@ def checked_params(command: str, params: dict[str, Any]) -> dict[str, Any]:
                                  f"and the tool that owns it.", code="bad_arguments") from None
 
 
+def tool_call_preview(params: dict[str, Any]) -> str:
+    """What the human is shown before a page tool runs: its name and arguments (the page's own description is not
+    repeated: it is the page's word, not the agent's)."""
+    args = json.dumps(params.get("arguments") or {}, ensure_ascii=False)
+    return f"{params.get('name')}({args if len(args) <= 400 else args[:400] + '…'})"
+
+
 async def guard(d: Dispatcher, target: Target, command: str, params: dict[str, Any], timeout: float) -> None:
     """Apply `command`'s policy before it runs: refused if its tool is disabled, its params checked (in place),
     and its consent class asked for when this call needs it (eval always; navigate to another origin; act when it
@@ -120,6 +130,8 @@ async def guard(d: Dispatcher, target: Target, command: str, params: dict[str, A
             there = browser_join(here, params["url"])
             if origin_of(there) != page_origin(target):
                 await require_consent(d, target, "navigate", f"{here} → {there}")
+    elif kind == "tool":
+        await require_consent(d, target, "tool", tool_call_preview(params))
     elif kind == "submit" and params.get("dryRun") is not True:
         _, check = await d.call_page(target.page_id, "act", {**params, "dryRun": True}, timeout)
         submits = check.get("submits") if isinstance(check, dict) else None

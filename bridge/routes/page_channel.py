@@ -20,7 +20,7 @@ from bridge.http import HTTPError, error_response, read_body
 from bridge.human import page_event, show_open_questions
 from bridge.human.editor import RateLimited
 from bridge.protocol import (AckFrame, ByeMsg, EventMsg, FramesMsg, InstanceId, LeavingMsg, ProtocolError, RegisterReply, ResultMsg,
-                             Secret, VersionMismatch)
+                             Secret, ToolsMsg, VersionMismatch)
 from bridge.registry import Instance, OriginMismatch, TooManyPages, claimed_url_ok
 
 log = logging.getLogger("bridge.pages")
@@ -149,6 +149,8 @@ def handle_up(d: Dispatcher, inst: Instance, msg: protocol.UpMessage) -> bool:
         d.page_unloading(inst, msg.to)
     elif isinstance(msg, LeavingMsg):
         d.registry.leaving(inst, not msg.stayed)
+    elif isinstance(msg, ToolsMsg):
+        d.webtools.update(inst, msg.tools, msg.total)
     elif isinstance(msg, EventMsg):
         if msg.eventId is not None and not inst.first_sight(msg.eventId):
             log.debug("page %s sent event %s again; acknowledged and ignored", inst.id, msg.eventId)

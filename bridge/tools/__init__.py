@@ -1,10 +1,10 @@
 """Every tool family, joined into the one table the MCP server registers."""
 
 from bridge.settings import Settings
-from bridge.tools import desktop, inbox, page, user
+from bridge.tools import desktop, inbox, page, user, webmcp
 from bridge.tools.base import Tool
 
-TOOLS: list[Tool] = [*page.TOOLS, *user.TOOLS, *inbox.TOOLS, *desktop.TOOLS]
+TOOLS: list[Tool] = [*page.TOOLS, *webmcp.TOOLS, *user.TOOLS, *inbox.TOOLS, *desktop.TOOLS]
 
 
 def enabled_tools(settings: Settings) -> list[Tool]:

@@ -83,6 +83,9 @@ OUTPUTS: dict[str, dict[str, Any]] = {
     "page_highlight": of_page(m.HighlightResult),
     "page_screenshot": obj("width:int", "height:int", "scale:num", "devicePixelRatio:num", pageId="str",
                            bytes="int", format="str", ms="num"),
+    # page data under `from: page` (bridge/tools/webmcp.py); the rest of an answer is the page's
+    "page_tools": obj(pageId="str", tools="list"),
+    "page_call_tool": obj("result:any", pageId="str", tool="str"),
     "user_ask": obj("answer:any", "via:str", "status:str", "hint:str", questionId="str"),
     "user_notify": obj(pageId="str", shown="bool"),
     "inbox": obj("note:str", "dropped:str", "marked:obj", items="list", cursor="int", more="bool"),
