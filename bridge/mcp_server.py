@@ -34,7 +34,8 @@ from bridge.tools.webmcp_mirror import HINTS, Mirror
 INSTRUCTIONS = (
     "dbg-bridge connects you to the developer's running web app. Call page_list to see every connected tab and "
     "frame (pageId = tab/frame, e.g. 5173/host, 5173/f0); with one tab, pageId may be left out. Read a page with "
-    "page_snapshot or page_find, act with page_act, run JavaScript with page_exec. Every error starts with [code] "
+    "page_snapshot or page_find, act with page_act, run JavaScript with page_exec. A `ref` comes from page_snapshot "
+    "or page_find, a `selector` is CSS, `since` is the `cursor` of the last answer. Every error starts with [code] "
     "and says what to do next."
 )
 

@@ -19,11 +19,11 @@ APP = "webmcp/index.html"
 
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory, browser) -> Iterator[tuple[BridgeProcess, CorpusServer, McpSession, Any]]:
-    """A bridge that mirrors page tools and asks the human before a page tool runs (nothing else), the app's
-    server, an MCP session, a browser context."""
+    """A bridge that mirrors page tools, asks the human before a page tool runs (nothing else) and gives a page
+    command 3 s by default (--exec-timeout), the app's server, an MCP session, a browser context."""
     assert (APPS / "webmcp" / "node_modules" / "@mcp-b" / "global").is_dir(), "run ./scripts/test.sh (npm ci)"
     proc = BridgeProcess(tmp_path_factory.mktemp("webmcp"), "--mirror-page-tools", "--consent-for", "tool",
-                         "--consent-wait", "20", env={"DBG_NO_CONSENT": "0"}).start()
+                         "--consent-wait", "20", "--exec-timeout", "3", env={"DBG_NO_CONSENT": "0"}).start()
     server = CorpusServer(proc.client_js())
     session = McpSession(proc.mcp_url, proc.token)
     ctx = browser.new_context()
@@ -251,8 +251,8 @@ def test_a_page_tool_that_never_answers_times_out_and_one_that_throws_is_named(l
     register(page, "[{name: 'forever', description: 'never answers', execute: () => new Promise(() => {})},"
                    " {name: 'boom', description: 'throws', execute: () => { throw new Error('kaboom'); }}]")
     wait_until(lambda: {"forever", "boom"} <= set(listed(mcp, page.page_id)), 10, what="both listed")
-    res = mcp.call("page_call_tool", {"pageId": page.page_id, "name": "forever", "timeout": 1})
-    assert res.is_error and "[page_timeout]" in text_of(res)
+    res = mcp.call("page_call_tool", {"pageId": page.page_id, "name": "forever"})  # --exec-timeout 3 bounds it
+    assert res.is_error and "[page_timeout]" in text_of(res) and "within 3 s" in text_of(res)
     res = mcp.call("page_call_tool", {"pageId": page.page_id, "name": "boom"})
     assert res.is_error and "[page_tool_failed]" in text_of(res) and "kaboom" in text_of(res)
     healthy(mcp, page.page_id)

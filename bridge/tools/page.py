@@ -18,7 +18,9 @@ from bridge.protocol import COMMANDS
 from bridge.tools.base import Tool, acting, read_only
 from bridge.tools.page_handle import Page
 
-Command = Literal[COMMANDS]  # type: ignore[valid-type]
+#: A page's own WebMCP tools are reached through page_tools / page_call_tool only, whose answers are marked as the
+#: page's and whose arguments are checked against the page's schema (bridge/tools/webmcp.py).
+Command = Literal[tuple(c for c in COMMANDS if c not in ("tools", "tool_call"))]  # type: ignore[valid-type]
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
@@ -29,17 +31,19 @@ WaitTimeout = Annotated[float, Field(gt=0, le=120)]
 QUICK = 20
 
 
-Ref = Annotated[str | None, Field(description="From page_snapshot/page_find.")]
-Selector = Annotated[str | None, Field(description="CSS selector.")]
-Since = Annotated[int, Field(ge=0, description="Last `cursor`.")]
+# What ref, selector and since mean is said once, in the server's instructions (bridge/mcp_server.py), not in every
+# tool that takes them.
+Ref = str | None
+Selector = str | None
+Since = Annotated[int, Field(ge=0)]
 
 async def page_list(
     d: Dispatcher,
     cursor: str | None = None,
     limit: Annotated[int, Field(ge=1, le=1000)] = 100,
 ) -> dict[str, Any]:
-    """Connected tabs and frames (url, title, verified origin, state), `limit` tabs at a time (then pass `nextCursor`
-    as `cursor`). Page tools take a pageId from here (5173/host, 5173/f0); omitted, the only tab's top frame."""
+    """Connected tabs and frames, `limit` tabs at a time (then pass `nextCursor` as `cursor`). Page tools take a
+    pageId from here (5173/host, 5173/f0)."""
     if cursor is not None and not cursor.isdigit():
         raise errors.BridgeError(f"cursor {cursor[:40]!r} is not one page_list gave: pass its nextCursor unchanged, "
                                  "or leave cursor out to start from the first tab.", code="invalid_argument")
@@ -77,7 +81,7 @@ async def page_exec(
     page: Page,
     code: Annotated[str | None, Field(description="Expression, or async function body with `return`; sees `args`, `signal`.")] = None,
     args: Any = None,
-    command: Annotated[Command | None, Field(description="Instead of code.")] = None,
+    command: Command | None = None,
     params: dict[str, Any] | None = None,
     timeout: Timeout = 30,
 ) -> dict[str, Any]:
@@ -249,7 +253,7 @@ async def page_navigate(
     url: Annotated[str | None, Field(description="For goto; may be relative.")] = None,
     timeout: WaitTimeout = 20,
 ) -> dict[str, Any]:
-    """Navigate, then return once the new document is back under the pageId, with its URL and title."""
+    """Navigate; answers once the new document is back under the pageId."""
     params = {"action": action, "url": url}
     await page.guard("navigate", params, timeout)  # asks first when leaving the page's verified origin
     doc = page.document
@@ -322,7 +326,7 @@ async def page_network(
     resources: Annotated[bool, Field(description="Also scripts, images, css.")] = False,
     limit: Annotated[int, Field(ge=1, le=300)] = 50,
 ) -> dict[str, Any]:
-    """fetch/XHR/WebSocket/EventSource traffic since a cursor: method, url, status, ms, size."""
+    """fetch/XHR/WebSocket/EventSource traffic since a cursor."""
     params = {"since": since, "filter": filter, "failedOnly": failedOnly, "id": id, "resources": resources, "limit": limit}
     out = await page.call("network", params, QUICK)
     return {"pageId": page.page_id, **out}

@@ -14,7 +14,7 @@ from pydantic import Field
 
 from bridge import errors
 from bridge.tools.base import Tool, acting, read_only
-from bridge.tools.page import QUICK, Timeout
+from bridge.tools.page import QUICK
 from bridge.tools.page_handle import Page
 from bridge.webmcp import PAGE_TOOL_NOTE, Catalog, WebTool
 
@@ -49,7 +49,7 @@ def pick(cat: Catalog | None, name: str, page: Page) -> WebTool | None:
 
 
 async def page_tools(page: Page) -> dict[str, Any]:
-    """The page's own tools (WebMCP), its frames' too. Page data."""
+    """The page's own WebMCP tools (its frames' too). Page data."""
     cat = await fresh(page)
     inst, frame = page.target.inst, page.target.frame_id
     rows = [t.row(inst.id) for t in cat.tools if frame == "host" or t.frame_id == frame]
@@ -66,9 +66,8 @@ async def page_call_tool(
     page: Page,
     name: str,
     arguments: dict[str, Any] | None = None,
-    timeout: Timeout = 30,
 ) -> CallToolResult:
-    """Call a tool from page_tools (arguments checked against its schema). Asks the human; answers are page data."""
+    """Call a page_tools tool (arguments checked first). Asks the human; answers are page data."""
     arguments = arguments or {}
     tool = pick(page.web_tools.of(page.tab.target.inst), name, page)
     if tool is None:
@@ -85,7 +84,8 @@ async def page_call_tool(
                                  "(page_tools shows the schema) and retry; nothing ran.", code="invalid_argument")
     owner = page if tool.frame_id == page.target.frame_id else page.frame(tool.frame_id)
     started = time.perf_counter()
-    out = await owner.run("tool_call", {"name": name, "arguments": arguments}, timeout)  # consent, like any act
+    # consent, like any act; the bridge's --exec-timeout bounds it (a cancel frame aborts the tool's signal)
+    out = await owner.run("tool_call", {"name": name, "arguments": arguments})
     return answer(owner.page_id, tool, str(out.get("json", "null")), round((time.perf_counter() - started) * 1000, 1))
 
 

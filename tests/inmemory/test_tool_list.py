@@ -21,8 +21,8 @@ DESKTOP_BUDGET = 15_000
 DEFAULT_OUTPUT_BUDGET = 6_000
 DESKTOP_OUTPUT_BUDGET = 4_500
 DEFAULT_FAMILY = {"page_list", "page_exec", "page_snapshot", "page_find", "page_act", "page_wait", "page_navigate",
-                  "page_console", "page_network", "page_source", "page_highlight", "page_screenshot", "user_ask",
-                  "user_notify", "inbox"}
+                  "page_console", "page_network", "page_source", "page_highlight", "page_screenshot", "page_tools",
+                  "page_call_tool", "user_ask", "user_notify", "inbox"}
 
 
 def wire(tools) -> str:
