@@ -128,6 +128,7 @@ def check(row: Any) -> WebTool:
         raise Dropped("schema_too_deep", f"its input schema nests more than {MAX_SCHEMA_DEPTH} levels deep")
     if not isinstance(schema, dict) or schema.get("type", "object") != "object":
         raise Dropped("bad_schema", "its input schema is not a JSON Schema of type object")
+    schema = {"type": "object", **schema}  # MCP's inputSchema needs the type said (a mirrored tool is listed as is)
     try:
         validators.validator_for(schema, default=Draft202012Validator).check_schema(schema)
     except SchemaError as exc:

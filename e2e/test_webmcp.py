@@ -278,3 +278,35 @@ def test_debian_chromium_s_native_webmcp_behind_its_flag_is_read_and_called(lab,
         assert page.locator("#count").text_content() == "2"
     finally:
         native.close()
+
+
+def test_a_malformed_tools_message_gets_a_4xx_and_a_malformed_entry_an_inbox_item(lab, pages):
+    proc, _, mcp, _ = lab
+    page = pages.connect(proc.base, channel="sse")
+    too_long = pages.send(page, {"type": "tools", "tools": [{"name": "t"}] * 300, "total": 300})
+    assert too_long.status_code == 400 and too_long.json()["error"]["code"]
+    bad = pages.send(page, {"type": "tools", "tools": [{"name": 7}, {"name": "ok_tool", "schema": "{}"}], "total": 2})
+    assert bad.status_code < 300
+    items = ok(mcp.call("inbox", {"kinds": ["page_error"], "pageId": page.page_id}))["items"]
+    assert [i["data"]["code"] for i in items] == ["bad_tool_name"] and items[0]["from"] == "page"
+    assert any(p["pageId"] == page.page_id for p in mcp.pages())  # the bridge carries on
+
+
+def test_a_2025_11_25_session_hears_tools_list_changed(lab, allowed):
+    proc, _, _, _ = lab
+    heard: list[str] = []
+
+    async def on_message(message) -> None:
+        heard.append(getattr(getattr(message, "root", message), "method", "") or type(message).__name__)
+
+    legacy = McpSession(proc.mcp_url, proc.token, mode="legacy", message_handler=on_message)
+    try:
+        page = open_app(lab)
+        ok(legacy.call("page_list"))  # the bridge knows a session once it has called a tool
+        page.click("#bulk-on")
+        wait_until(lambda: any("tools/list_changed" in h or "ToolListChanged" in h for h in heard), 10,
+                   what="notifications/tools/list_changed on the 2025-11-25 session")
+        names = [t.name for t in legacy.run(legacy.client.list_tools()).tools]
+        assert f"{page.page_id.split('/')[0]}_host__clear_todos" in names
+    finally:
+        legacy.close()
