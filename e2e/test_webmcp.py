@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from e2e.corpus import APPS, CorpusServer
+from e2e.test_command_models import check
 from tests.support import CHROMIUM, CHROMIUM_ARGS, BridgeProcess, McpSession, ok, open_page, text_of, wait_until
 
 APP = "webmcp/index.html"
@@ -310,3 +311,13 @@ def test_a_2025_11_25_session_hears_tools_list_changed(lab, allowed):
         assert f"{page.page_id.split('/')[0]}_host__clear_todos" in names
     finally:
         legacy.close()
+
+
+def test_the_client_s_tools_and_tool_call_answers_are_what_their_result_models_name(lab, allowed):
+    page = open_app(lab)
+    ctx = "{frameId: 'host', role: 'host', maxResult: 512000}"
+    listed_ = check("tools", page.evaluate(f"window.__dbg.commands.tools({{}}, {ctx})"))
+    assert {t.name for t in listed_.tools} >= {"add_todo", "list_todos", "set_note"} and listed_.total >= 3
+    called = check("tool_call", page.evaluate(
+        f"window.__dbg.commands.tool_call({{name: 'list_todos', arguments: {{}}}}, {ctx})"))
+    assert json.loads(called.json_) == {"content": [{"type": "text", "text": "[]"}]}
