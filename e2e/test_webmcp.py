@@ -321,3 +321,20 @@ def test_the_client_s_tools_and_tool_call_answers_are_what_their_result_models_n
     called = check("tool_call", page.evaluate(
         f"window.__dbg.commands.tool_call({{name: 'list_todos', arguments: {{}}}}, {ctx})"))
     assert json.loads(called.json_) == {"content": [{"type": "text", "text": "[]"}]}
+
+
+def test_the_cockpit_page_row_says_how_many_tools_a_page_offers_and_names_them(lab, allowed):
+    proc, _, _, ctx = lab
+    page = open_app(lab)
+    cockpit = ctx.new_page()
+    cockpit.goto(proc.base + "/#sessions")
+    cockpit.locator("#status[data-state=live]").wait_for(timeout=10000)
+    tab = page.page_id.split("/")[0]
+    host = cockpit.locator(f"#pages tr[data-page='{tab}/host'] .tools")
+    frame = cockpit.locator(f"#pages tr[data-page='{tab}/f0'] .tools")
+    wait_until(lambda: host.text_content() == "2 page tools: add_todo, list_todos", 10, what="the live row")
+    assert frame.text_content() == "1 page tool: set_note"
+    cockpit.reload()  # and as the template renders it
+    cockpit.locator("#status[data-state=live]").wait_for(timeout=10000)
+    assert " ".join(host.text_content().split()) == "2 page tools: add_todo, list_todos"
+    cockpit.close()
