@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,6 +18,8 @@ from e2e.test_command_models import check
 from tests.support import CHROMIUM, CHROMIUM_ARGS, BridgeProcess, McpSession, ok, open_page, text_of, wait_until
 
 APP = "webmcp/index.html"
+UNPKG = b"https://unpkg.com/@mcp-b/webmcp-polyfill@5.1.0/dist/index.iife.js"
+LOCAL_POLYFILL = b"node_modules/@mcp-b/webmcp-polyfill/dist/index.iife.js"
 
 
 @pytest.fixture(scope="module")
@@ -25,7 +29,8 @@ def lab(tmp_path_factory, browser) -> Iterator[tuple[BridgeProcess, CorpusServer
     assert (APPS / "webmcp" / "node_modules" / "@mcp-b" / "global").is_dir(), "run ./scripts/test.sh (npm ci)"
     proc = BridgeProcess(tmp_path_factory.mktemp("webmcp"), "--mirror-page-tools", "--consent-for", "tool",
                          "--consent-wait", "20", "--exec-timeout", "3", env={"DBG_NO_CONSENT": "0"}).start()
-    server = CorpusServer(proc.client_js())
+    # docs/webmcp.md's example (example.html) loads the polyfill from unpkg: served from node_modules here
+    server = CorpusServer(proc.client_js(), rewrite={"/webmcp/example.html": (UNPKG, LOCAL_POLYFILL)})
     session = McpSession(proc.mcp_url, proc.token)
     ctx = browser.new_context()
     yield proc, server, session, ctx
@@ -338,3 +343,17 @@ def test_the_cockpit_page_row_says_how_many_tools_a_page_offers_and_names_them(l
     cockpit.locator("#status[data-state=live]").wait_for(timeout=10000)
     assert " ".join(host.text_content().split()) == "2 page tools: add_todo, list_todos"
     cockpit.close()
+
+
+def test_the_docs_ten_line_example_works_as_printed(lab, allowed):
+    """docs/webmcp.md's example, served as e2e/apps/webmcp/example.html with the polyfill from node_modules instead of
+    unpkg (no internet here); its own client tag points at 7878, where nothing listens: the corpus injects ours."""
+    _, server, mcp, ctx = lab
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "webmcp.md").read_text()
+    example = APPS / "webmcp" / "example.html"
+    assert re.search(r"```html\n(.*?)```", doc, re.S).group(1) == example.read_text()
+    assert UNPKG.decode() in example.read_text()
+    page = open_page(ctx, server.url("webmcp/example.html"))
+    wait_until(lambda: "add_todo" in listed(mcp, page.page_id), 10, what="add_todo listed")
+    ok(mcp.call("page_call_tool", {"pageId": page.page_id, "name": "add_todo", "arguments": {"title": "Buy milk"}}))
+    assert page.locator("#todos li").all_text_contents() == ["Buy milk"]
