@@ -6,7 +6,7 @@ qt6ct: Qt 6, galculator: GTK 3, Chromium: web content), and desktop_read_text (O
 Starts `dbg-bridge serve --port 0` with its private desktop (Xvfb + openbox + AT-SPI), launches the GTK test app
 (tests/desktop/apps/gtk_app.py) through desktop_launch_app, then calls each tool N times with the official MCP client.
 
-    .venv/bin/python bench/desktop.py [--n 30] [--quick]
+    .venv/bin/python bench/desktop.py [--n 30] [--quick] [--backends]
 """
 
 from __future__ import annotations
@@ -69,7 +69,8 @@ def display_env(bridge_pid: int) -> dict[str, str]:
 async def run(n: int) -> dict[str, Any]:
     tmp = Path(tempfile.mkdtemp(prefix="bench-desktop-"))
     allow = ",".join([sys.executable, CHROMIUM, *(argv[0] for _, argv, _ in TOOLKIT_APPS)])
-    bridge = BridgeProcess(tmp, env={"DBG_DESKTOP_ALLOW": allow, "DBG_DESKTOP_BROWSER": CHROMIUM}).start()
+    bridge = BridgeProcess(tmp, env={"DBG_DESKTOP_ENABLED": "1", "DBG_DESKTOP_ALLOW": allow,
+                                     "DBG_DESKTOP_BROWSER": CHROMIUM}).start()
     rows: list[dict[str, Any]] = []
     try:
         async with open_mcp(bridge.mcp_url, bridge.token) as client:
@@ -202,6 +203,48 @@ async def run(n: int) -> dict[str, Any]:
             "recording": recording}
 
 
+#: The same three tasks on each backend, in the same Debian apps: (row, app argv, tool, arguments)
+BACKEND_TASKS = [
+    ("click by selector", ["galculator"], "desktop_click", {"target": {"role": "button", "name": "1"}}),
+    ("type 5 chars + read-back", ["gnome-text-editor", "--standalone", "--ignore-session", "--new-window"],
+     "desktop_type_text", {"value": "hello", "target": {"role": "text"}, "replace": True}),
+    ("screenshot full screen", None, "desktop_screenshot", {}),
+]
+
+
+async def backends(n: int) -> list[dict[str, Any]]:
+    """X11 (Xvfb + openbox) beside Wayland (headless sway): one bridge each, the same tasks in the same apps."""
+    rows: list[dict[str, Any]] = []
+    for backend in ("x11", "wayland"):
+        tmp = Path(tempfile.mkdtemp(prefix=f"bench-desktop-{backend}-"))
+        bridge = BridgeProcess(tmp, env={"DBG_DESKTOP_ENABLED": "1", "DBG_DESKTOP_BACKEND": backend,
+                                         "DBG_DESKTOP_ALLOW": "galculator,gnome-text-editor"}).start()
+        try:
+            async with open_mcp(bridge.mcp_url, bridge.token) as client:
+                async def call(name: str, args: dict[str, Any]) -> Any:
+                    return ok(await client.call_tool(name, args))
+
+                t0 = time.perf_counter()
+                await call("desktop_status", {})
+                rows.append({"backend": backend, "op": "desktop start", "p50_ms": round((time.perf_counter() - t0)
+                                                                                      * 1000, 1)})
+                for label, argv, tool, args in BACKEND_TASKS:
+                    app = await call("desktop_launch_app", {"argv": argv, "timeout": 30}) if argv else None
+                    extra = {"window": app["windows"][0]["id"]} if app else {}
+
+                    async def one(_: int, tool: str = tool, args: dict[str, Any] = {**args, **extra}) -> None:
+                        ok(await client.call_tool(tool, args))
+
+                    await one(0)  # warm
+                    lat, wall = await timed_calls(one, n, 1)
+                    rows.append({"backend": backend, "op": label, **stats(lat, wall)})
+                    if app:
+                        await call("desktop_quit_app", {"pid": app["app"]["pid"]})
+        finally:
+            bridge.stop()
+    return rows
+
+
 class _Page(http.server.BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         self.send_response(200)
@@ -218,11 +261,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--n", type=int, default=30, help="calls per row (default 30)")
     parser.add_argument("--quick", action="store_true", help="10 calls per row")
+    parser.add_argument("--backends", action="store_true", help="only the X11 / Wayland rows")
     args = parser.parse_args()
     n = 10 if args.quick else args.n
     m = machine()
     print(f"desktop tools over MCP · {m['cpus']} cpus · load {m['loadavg_1m']} · n={n} per row")
+    both = asyncio.run(backends(n))
+    print("the same tasks on each backend (galculator: GTK 3, gnome-text-editor: GTK 4):")
+    print(table(both, [("op", "operation"), ("backend", "backend"), ("p50_ms", "p50 ms"), ("p99_ms", "p99 ms"),
+                       ("mean_ms", "mean ms")]))
+    if args.backends:
+        path = write_json("desktop-backends.json", {"machine": m, "n": n, "rows": both})
+        print(f"wrote {path.relative_to(ROOT)}")
+        return
     out = asyncio.run(run(n))
+    out["backends"] = both
     print(f"private desktop start (first desktop_status): {out['desktop_start_ms']:.0f} ms · launch GTK app to its "
           f"window + accessibility tree: {out['launch_ms']:.0f} ms")
     print(table(out["rows"], [("op", "operation"), ("via", "via"), ("p50_ms", "p50 ms"), ("p99_ms", "p99 ms"),

@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import time
 from collections.abc import AsyncIterator
+from typing import Any
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -14,6 +15,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from bridge.agent import skill_routes
+from bridge.agent.service import Agent
 from bridge.audit import watching_agent
 from bridge.desktop import served
 from bridge.desktop.service import Desktop
@@ -21,7 +24,9 @@ from bridge.dispatch import Dispatcher
 from bridge.http import error_response
 from bridge.mcp_server import build_server, http_app
 from bridge.cockpit import routes as cockpit
-from bridge.routes import audit_flush, page_channel, sessions, static
+from bridge.cockpit import runs as cockpit_runs
+from bridge.cockpit import skills as cockpit_skills
+from bridge.routes import audit_flush, page_channel, runs, sessions, static
 from bridge.security import GuardMiddleware, Policy, TokenGate
 from bridge.settings import Settings
 
@@ -33,8 +38,13 @@ def create_app(settings: Settings, token: str | None) -> Starlette:
         from bridge.cluster import Cluster  # only with --cluster: the redis client is an optional extra
 
         dispatcher.cluster = Cluster(dispatcher, settings.cluster)
+    from bridge.agent.skill_service import SkillService
+    from bridge.agent.skill_store import open_store
+
+    dispatcher.skills = SkillService(dispatcher, open_store(settings.config_dir, dispatcher.cluster))
     policy = Policy(settings)
     server = build_server(dispatcher)
+    agent = dispatcher.agent = Agent(settings, dispatcher, server)  # runs call the same server in-process
     mcp_endpoint = TokenGate(watching_agent(http_app(server, dispatcher, policy), dispatcher.audit), token)
     if token:
         dispatcher.audit.secrets.add(token)  # never in the audit log, wherever an argument carries it
@@ -42,17 +52,27 @@ def create_app(settings: Settings, token: str | None) -> Starlette:
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         # the desktop is only an object until a desktop_* tool runs something; its Xvfb and apps stop with it here
-        dispatcher.desktop = Desktop(settings) if served(settings) else None
+        loop = asyncio.get_running_loop()
+
+        def control_changed(state: dict[str, Any]) -> None:  # from the desktop's watcher thread
+            text = ("The human took the desktop: the agent's desktop input is refused until they hand it back"
+                    if state["holder"] == "human" else "The desktop is the agent's again")
+            loop.call_soon_threadsafe(lambda: dispatcher.inbox.add(
+                "desktop_control", f"{text} ({state['reason']}).", None, state, source="human"))
+
+        dispatcher.desktop = Desktop(settings, control_changed) if served(settings) else None
         async with server.session_manager.run():
             if dispatcher.cluster is None:  # in a cluster, Redis keeps the reserved ids
                 dispatcher.registry.persist_to(settings.config_dir / "pages.json")
             else:
                 await dispatcher.cluster.start()
             sweeper = asyncio.create_task(_sweep(dispatcher))
+            agent.start()
             try:
                 yield
             finally:
                 sweeper.cancel()
+                await agent.stop()
                 if dispatcher.cluster is not None:
                     await dispatcher.cluster.stop()
                 dispatcher.registry.save()
@@ -72,6 +92,10 @@ def create_app(settings: Settings, token: str | None) -> Starlette:
             *page_channel.routes,
             *sessions.routes,
             *audit_flush.routes,
+            *skill_routes.routes,
+            *runs.routes,
+            *cockpit_runs.routes,  # before the cockpit's /cockpit/{name} assets
+            *cockpit_skills.routes,
             *cockpit.routes,
             *static.routes,
         ],
@@ -82,6 +106,7 @@ def create_app(settings: Settings, token: str | None) -> Starlette:
     app.state.dispatcher = dispatcher
     app.state.settings = settings
     app.state.policy = policy
+    app.state.agent = agent
     app.state.token = token
     app.state.cockpit_key = cockpit.new_key()  # the cockpit's cookie value, new each process
     app.state.started = time.time()

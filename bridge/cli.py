@@ -12,7 +12,7 @@ from typing import Any
 
 from bridge import __version__
 from bridge.command import invocation
-from bridge.settings import ENV_PREFIX, Settings, SettingsError, is_list, load_settings
+from bridge.settings import ENV_PREFIX, Settings, SettingsError, is_list, is_table, load_settings
 
 LOG_FORMAT = "%(asctime)s %(levelname)-7s %(name)s: %(message)s"
 
@@ -26,12 +26,25 @@ MEANING = {
     "doctor": {"host": "Interface the bridge would bind (checked free).",
                "port": "Port the bridge would bind (checked free, or already serving dbg-bridge)."},
     "token": {"token": "Print this token instead of the stored one."},
+    "run": {"host": "Host of the bridge to run on (one is started there if none answers).",
+            "port": "Port of the bridge to run on (one is started there if none answers).",
+            "token": "Bearer token for that bridge (default: the token file).",
+            "no_auth": "The bridge at --port serves /v1 without a token.",
+            "model": "Model for this run ('client': the connected MCP client's own model, by sampling).",
+            **{f"run_max_{b}": f"This run's budget: {what} (default: the bridge's setting)." for b, what in
+               (("steps", "tool calls"), ("batches", "plans"), ("replans", "replans after a failure"),
+                ("model_calls", "model calls"), ("seconds", "wall-clock seconds"))}},
 }
+
+#: `run`'s settings flags; model_url and the other model settings reach a bridge `run` starts.
+RUN_FLAGS = {"host", "port", "config_dir", "token", "no_auth", "model_url", "model", "model_key", "model_timeout",
+             "model_retries", "model_stream", "run_max_steps", "run_max_batches", "run_max_replans",
+             "run_max_model_calls", "run_max_seconds"}
 
 
 def _add_settings_flags(parser: argparse.ArgumentParser, only: set[str] | None = None, cmd: str = "serve") -> None:
     for name, field in Settings.model_fields.items():
-        if only is not None and name not in only:
+        if (only is not None and name not in only) or is_table(name):
             continue
         flag = "--" + name.replace("_", "-")
         help_ = f"{MEANING.get(cmd, {}).get(name, field.description)} [env {ENV_PREFIX}{name.upper()}]"
@@ -66,10 +79,38 @@ def build_parser() -> argparse.ArgumentParser:
     doctor = sub.add_parser("doctor", help="Check this machine's setup and say how to fix each miss.",
                             description="Check the port, the token file, Python packages, Chromium and the desktop "
                                         "tools' needs, and say how to fix each miss.")
-    _add_settings_flags(doctor, {"host", "port", "config_dir"}, "doctor")
+    _add_settings_flags(doctor, {"host", "port", "config_dir", "desktop_enabled", "desktop_backend", "desktop_display",
+                                 "desktop_user"}, "doctor")
+    run = sub.add_parser(
+        "run", help="Run one task with the bridge's agent (plan, act, verify), printing each step.",
+        description="Run TASK on the bridge's agent through the runs API (/v1/runs): prints the plan and each step "
+                    "as it happens, answers a takeover here (resume / skip / abort and a note), Ctrl+C cancels. "
+                    "Starts a bridge if none answers (it stops when the run ends).",
+        epilog="Exit codes: 0 done, 1 failed, 3 blocked, 4 needs_clarification, 5 cancelled, 6 no run started "
+               "(bridge or model not reachable, bad input), 2 bad flags.")
+    run.add_argument("task", help="What to do, in words.")
+    run.add_argument("--bridge", default=None, metavar="URL", help="A running bridge's base URL (default: "
+                                                                   "http://HOST:PORT).")
+    run.add_argument("--dryrun", action="store_true", help="Plan and print the plan; call no tool that is not "
+                                                           "read-only.")
+    run.add_argument("--allow", default=None, metavar="LIST", type=lambda s: [o.strip() for o in s.split(",") if o.strip()],
+                     help="Consent classes (eval, navigate, submit) or tool names/globs this run may use without "
+                          "asking the human (printed at the start). Comma-separated.")
+    run.add_argument("--save-skill", default=None, metavar="NAME", help="When the run ends done, save its "
+                     "successful steps as the skill NAME (dbg-bridge skill show NAME).")
+    _add_settings_flags(run, RUN_FLAGS, "run")
+    runs = sub.add_parser("runs", help="List the runs in the config dir, or print one (runs show ID).",
+                          description="List past runs from their traces (<config dir>/runs/*.jsonl), newest first; "
+                                      "`runs show ID` prints one run's events.")
+    runs.add_argument("action", nargs="?", choices=["show"], help="show: print one run")
+    runs.add_argument("id", nargs="?", help="The run's id (from `dbg-bridge runs`).")
+    _add_settings_flags(runs, {"config_dir"}, "runs")
     token = sub.add_parser("token", help="Print the MCP bearer token (creating it if missing).",
                            description="Print the MCP bearer token, creating the token file (0600) if missing.")
     _add_settings_flags(token, {"config_dir", "token"}, "token")
+    from bridge.agent.skill_cli import add_parsers
+
+    add_parsers(sub, _add_settings_flags)
     return parser
 
 
@@ -93,11 +134,29 @@ def main(argv: list[str] | None = None) -> int:
         from bridge.doctor import run_doctor
 
         return run_doctor(settings)
+    if cmd == "run":
+        from bridge.agent.client import BUDGET_FLAGS, run_command
+
+        budgets = {key: values[name] for name, key in BUDGET_FLAGS.items() if values.get(name) is not None}
+        body: dict[str, Any] = {"dryrun": args.dryrun, "allow": args.allow or [], "budgets": budgets}
+        if settings.model != Settings.model_fields["model"].default:
+            body["model"] = settings.model
+        return run_command(settings, args.task, args.bridge, body, save_skill=args.save_skill)
+    if cmd == "runs":
+        from bridge.agent.client import runs_command
+
+        if args.action == "show" and not args.id:
+            parser.error("runs show needs a run id")
+        return runs_command(settings.config_dir, args.id if args.action == "show" else None)
     if cmd == "token":
         from bridge.security import load_or_create_token
 
         print(load_or_create_token(settings))
         return 0
+    if cmd in ("record", "skill", "memory"):
+        from bridge.agent.skill_cli import main as skills_main
+
+        return skills_main(cmd, args, settings)
     parser.error(f"unknown command {cmd}")
     return 2
 

@@ -8,10 +8,13 @@ from collections.abc import Coroutine
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import BaseModel
+
 from bridge import errors
 from bridge.audit import Audit
 from bridge.clients import Clients
 from bridge.inbox import Inbox
+from bridge.page_commands import parse_params, to_wire
 from bridge.pending import Pending, Waiter
 from bridge.progress import reporting
 from bridge.questions import Questions
@@ -66,6 +69,10 @@ class Dispatcher:
         self.open_file_limit = RateLimit(settings.open_file_per_minute, 60.0)
         #: `--cluster`: the replica's part in a Redis-backed cluster (bridge.cluster.Cluster), else None.
         self.cluster: Any = None
+        #: Skills and memory (bridge.agent.skill_service.SkillService), built by create_app; None until then.
+        self.skills: Any = None
+        #: The runs of this bridge (bridge.agent.service.Agent), built by the app; None outside one.
+        self.agent: Any = None
 
     def page_secrets(self) -> frozenset[str]:
         """Every known page's secret, rebuilt only when the registry changed (the audit redacts them per record)."""
@@ -217,24 +224,28 @@ class Dispatcher:
     # ---- calling --------------------------------------------------------------------------
 
     async def call_page(
-        self, page_id: str | None, command: str, params: dict[str, Any] | None = None, timeout: float | None = None
+        self, page_id: str | None, command: str, params: BaseModel | dict[str, Any] | None = None,
+        timeout: float | None = None
     ) -> tuple[Target, Any]:
         """Run `command` in the page/frame and return (target, result); raise a named error otherwise."""
         return await self.call(self.resolve(page_id), command, params, timeout)
 
     async def call(
-        self, target: Target, command: str, params: dict[str, Any] | None = None, timeout: float | None = None
+        self, target: Target, command: str, params: BaseModel | dict[str, Any] | None = None,
+        timeout: float | None = None
     ) -> tuple[Target, Any]:
         """Run `command` in a resolved page/frame (waiting, bounded, while it reloads or its frame registers) and
-        return (target, result); raise a named error otherwise."""
+        return (target, result); raise a named error otherwise. Its params go through its params model whoever
+        called (bad ones: bad_arguments, before anything is sent)."""
+        wire = to_wire(parse_params(command, params))
         timeout = min(timeout or self.settings.exec_timeout, self.settings.max_exec_timeout)
         # page_wait's own limit is the wait's timeout (the call's is a little longer, for the answer to travel).
-        own = (params or {}).get("timeout") if command == "wait" else None
+        own = wire.get("timeout") if command == "wait" else None
         limit = float(own) if isinstance(own, (int, float)) and 0 < own < timeout else timeout
         async with reporting(f"page {target.page_id} to finish '{command}'", limit):
-            return await self._call(target, command, params, timeout)
+            return await self._call(target, command, wire, timeout)
 
-    async def _call(self, target: Target, command: str, params: dict[str, Any] | None,
+    async def _call(self, target: Target, command: str, params: dict[str, Any],
                     timeout: float) -> tuple[Target, Any]:
         started = time.monotonic()
         if not self._ready(target):
@@ -245,7 +256,7 @@ class Dispatcher:
             assert conn is not None
             with self.pending.open(inst.id) as waiter:
                 frame = ExecFrame(requestId=waiter.request_id, frameId=target.frame_id, command=command,
-                                  params=params or {}, timeout=timeout)
+                                  params=params, timeout=timeout)
                 try:
                     await conn.send(dump(frame))
                 except ConnectionError:

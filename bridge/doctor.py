@@ -84,10 +84,16 @@ def _desktop(settings: Settings) -> list[Check]:
     served = Check("desktop tools", why is None, "desktop_* tools registered" if why is None
                    else f"desktop_* tools not registered: {why}", required=False)
     if not settings.desktop_enabled:
-        return [Check("desktop tools", True, served.detail, required=False)]
+        return [Check("desktop tools", True, served.detail + " (a web developer's agent does not pay for them)",
+                      required=False)]
     if not sys.platform.startswith("linux"):
         return [Check("desktop tools", False, served.detail,
-                      "Use the page_* tools, or turn the family off: DBG_DESKTOP_ENABLED=0", required=False)]
+                      "Use the page_* tools, or leave the family off (without --desktop-enabled)", required=False)]
+    from bridge.desktop import auto_backend
+
+    backend = auto_backend() if settings.desktop_backend == "auto" else settings.desktop_backend
+    if backend == "wayland":
+        return [served, *_wayland(settings)]
     apt = ("sudo apt-get install -y xvfb openbox dbus at-spi2-core gir1.2-atspi-2.0 libgirepository1.0-dev "
            "libcairo2-dev pkg-config gcc")
     pip = "pip install -e '.[desktop]'"
@@ -116,6 +122,82 @@ def _desktop(settings: Settings) -> list[Check]:
     return [served, *out]
 
 
+def _agent(settings: Settings) -> list[Check]:
+    """What `dbg-bridge run` would get: whether the model endpoint answers, and the tool families of a run."""
+    from bridge.tools import enabled_tools
+
+    fix = "Set model_url (DBG_MODEL_URL, or OPENAI_BASE_URL) to an OpenAI-compatible /v1 URL, or run with --model client."
+    if settings.model == "client":
+        model = Check("model", True, "client: runs ask the connected MCP client's own model (sampling)", required=False)
+    elif not settings.model_url:
+        model = Check("model", False, "no model endpoint set (dbg-bridge run, /v1/runs and agent_run need one)", fix,
+                      required=False)
+    else:
+        import httpx
+
+        url = settings.model_url.rstrip("/")
+        headers = {"Authorization": f"Bearer {settings.model_key}"} if settings.model_key else {}
+        try:
+            r = httpx.get(url + "/models", headers=headers, timeout=3)
+            names = [m.get("id") for m in (r.json().get("data") or [])][:5] if r.status_code == 200 else []
+            model = Check("model", r.status_code == 200, f"{url} answers" + (f" (models: {', '.join(map(str, names))})"
+                                                                           if names else f" HTTP {r.status_code}"),
+                          "" if r.status_code == 200 else "Check model_key and the URL.", required=False)
+        except (httpx.HTTPError, ValueError) as exc:
+            model = Check("model", False, f"{url} does not answer ({type(exc).__name__})", fix, required=False)
+    families: dict[str, int] = {}
+    for tool in enabled_tools(settings):
+        if not tool.name.startswith("agent_"):
+            families[tool.name.split("_")[0]] = families.get(tool.name.split("_")[0], 0) + 1
+    shown = ", ".join(f"{name} ({n})" for name, n in families.items())
+    servers = ", ".join(f"{name}__*" for name in settings.mcp_servers)
+    tools = Check("run tools", True, f"a run gets {shown}" + (f", and {servers} (other MCP servers, health-checked when "
+                                                              "the bridge starts)" if servers else ""), required=False)
+    return [model, tools]
+
+
+def _wayland(settings: Settings) -> list[Check]:
+    """What the Wayland (wlroots) backend needs: sway and its IPC, wtype, grim, AT-SPI, and a user for a root bridge."""
+    import os
+    import pwd
+
+    from bridge.desktop.wayland.session import APT_HINT
+
+    out: list[Check] = []
+    if settings.desktop_display == "private":
+        out += [_program("sway", "desktop tools (wayland): the private headless compositor", APT_HINT)(),
+                _program("dbus-daemon", "desktop tools (wayland): the private session bus", APT_HINT)()]
+        if os.geteuid() == 0:
+            try:
+                pwd.getpwnam(settings.desktop_user)
+                found = True
+            except KeyError:
+                found = False
+            out.append(Check("desktop user", found, f"{settings.desktop_user} "
+                             + ("exists (a root bridge runs sway and its apps as it: sway refuses root)" if found
+                                else "missing (sway refuses root: a root bridge runs it as this user)"),
+                             "" if found else f"sudo useradd --system --create-home {settings.desktop_user}",
+                             required=False))
+            gi = Path("/usr/bin/python3").exists() and Path("/usr/lib/python3/dist-packages/gi").is_dir()
+            out.append(Check("python3-gi", gi, "/usr/bin/python3 with gi " + ("found" if gi else "missing")
+                             + " (the accessibility helper runs as that user, on Debian's python)",
+                             "" if gi else "sudo apt-get install -y python3-gi", required=False))
+    else:
+        sock = os.environ.get("SWAYSOCK")
+        out.append(Check("sway IPC", bool(sock and os.path.exists(sock)), f"SWAYSOCK={sock or '(unset)'}",
+                         "" if sock and os.path.exists(sock) else "Start the bridge inside the sway session (SWAYSOCK "
+                         "set), or use desktop_display=private. GNOME and KDE need portals and libei: not built.",
+                         required=False))
+    out += [_program("swaymsg", "desktop tools (wayland): windows through sway's IPC", APT_HINT)(),
+            _program("wtype", "desktop tools (wayland): keys (virtual-keyboard protocol)", APT_HINT)(),
+            _program("grim", "desktop tools (wayland): screenshots (screencopy)", APT_HINT)(),
+            _module("gi", "desktop tools: accessibility trees (PyGObject)", "pip install -e '.[desktop]'",
+                    required=False)(),
+            _program("tesseract", "desktop tools: OCR for apps without an accessibility tree",
+                     "sudo apt-get install -y tesseract-ocr")()]
+    return out
+
+
 def checks(settings: Settings) -> list[Check]:
     return [
         _python(),
@@ -126,6 +208,7 @@ def checks(settings: Settings) -> list[Check]:
         _chromium(),
         _module("playwright", "drives Chromium in tests", "pip install -e '.[test]'", required=False)(),
         *_desktop(settings),
+        *_agent(settings),
     ]
 
 

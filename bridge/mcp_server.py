@@ -28,14 +28,12 @@ from bridge.tools import arguments as args_check
 from bridge.tools import enabled_tools
 from bridge.tools.base import Tool, error_result
 from bridge.tools import webmcp
-from bridge.tools.outputs import OUTPUTS
 from bridge.tools.webmcp_mirror import HINTS, Mirror
 
 INSTRUCTIONS = (
     "dbg-bridge connects you to the developer's running web app. Call page_list to see every connected tab and "
     "frame (pageId = tab/frame, e.g. 5173/host, 5173/f0); with one tab, pageId may be left out. Read a page with "
-    "page_snapshot or page_find, act with page_act, run JavaScript with page_exec. A `ref` comes from page_snapshot "
-    "or page_find, a `selector` is CSS, `since` is the `cursor` of the last answer. Every error starts with [code] "
+    "page_snapshot or page_find, act with page_act, run JavaScript with page_exec. Every error starts with [code] "
     "and says what to do next."
 )
 
@@ -92,7 +90,7 @@ def build_server(dispatcher: Dispatcher, table: list[Tool] | None = None) -> MCP
         sdk_tool.parameters = args_check.compact(sdk_tool.parameters)
         sdk_tool.fn_metadata = args_check.Arguments.of(sdk_tool.fn_metadata)
         # published, not validated here (no output model): clients validate, tests check every tool's answers
-        sdk_tool.fn_metadata.output_schema = OUTPUTS[tool.name]
+        sdk_tool.fn_metadata.output_schema = tool.output
         tools.append(sdk_tool)
     server = BridgeServer(dispatcher, tools, name="dbg-bridge", version=__version__, instructions=INSTRUCTIONS,
                           subscriptions=bus)
@@ -195,7 +193,7 @@ async def push_message(dispatcher: Dispatcher, item: Item) -> None:
     item.data["reply"] = reply
     if item.pageId:
         try:
-            await dispatcher.call_page(item.pageId, "notify", {"message": reply, "level": "info", "durationMs": 15000}, 10)
+            await dispatcher.call_page(item.pageId, "notify", {"message": reply[:2000], "level": "info", "durationMs": 15000}, 10)
         except BridgeError:
             pass
 

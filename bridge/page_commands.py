@@ -1,7 +1,10 @@
-"""What each page command takes and gives back: one params model and one result model per command.
+"""What each page command takes and gives back: one params model and one result model per command, and the
+command's row in `COMMAND_TABLE` (its policy).
 
-`protocol.COMMAND_TABLE` pairs them with each command's policy. The bridge checks params on every path an agent
-can reach a command by (page_exec(command=…), page_act, batches); results are what the client in inject/ returns,
+A command's params are defined here once: a tool's input schema is flattened from its params model
+(bridge/tools/flatten.py), and every path an agent can reach a command by (the tool, page_exec(command=…), page_act's
+batches) goes through `parse_params`, so the page always gets them checked and with their defaults filled in (the
+client re-defaults nothing). Results are what the client in inject/ returns,
 mirrored there by JSDoc types generated from these models (`scripts/gen_docs.py` writes inject/command_types.js,
 a test fails when it is stale) and checked against a real browser by e2e/test_command_models.py.
 
@@ -13,10 +16,20 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, RootModel
+from dataclasses import dataclass
 
+from pydantic import BaseModel, ConfigDict, Field, RootModel, ValidationError
+
+from bridge import errors
+
+#: Length caps (on texts, targets and lists) are sanity limits against a runaway argument: checked on every path,
+#: but not listed in a tool's input schema (bridge/tools/flatten.py), since every tools/list is paid for.
 Text = Annotated[str, Field(max_length=100_000)]
 Target = Annotated[str, Field(max_length=4096)]
+#: The descriptions a tool's input schema shows (flattened from these models), written once for every command.
+Ref = Annotated[Target | None, Field(description="From page_snapshot/page_find.")]
+Selector = Annotated[Target | None, Field(description="CSS selector.")]
+Since = Annotated[int, Field(ge=0, description="Last `cursor`.")]
 
 
 def wire_schema(model: type[BaseModel], mode: Literal["validation", "serialization"]) -> dict[str, Any]:
@@ -25,7 +38,7 @@ def wire_schema(model: type[BaseModel], mode: Literal["validation", "serializati
     return model.model_json_schema(by_alias=True, mode=mode)
 
 
-class _Params(BaseModel):
+class Params(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
 
@@ -35,37 +48,39 @@ class _Result(BaseModel):
 
 # ---- params ---------------------------------------------------------------------------------------------------
 
-class NoParams(_Params):
+class NoParams(Params):
     """ping, frames, location: nothing to give."""
 
 
-class EvalParams(_Params):
+class EvalParams(Params):
     """eval: the code the human is shown in the consent prompt is the code that runs, so it must be a string."""
 
     code: Annotated[str, Field(strict=True, max_length=1_000_000)]
     args: Any = None
 
 
-class SnapshotParams(_Params):
-    root: Target | None = None
+class SnapshotParams(Params):
+    root: Annotated[Target | None, Field(description="Ref or CSS selector.")] = None
     depth: Annotated[int, Field(ge=0, le=64)] = 64
     interactiveOnly: bool = False
-    maxChars: Annotated[int, Field(ge=200, le=200_000)] = 12_000
-    boxes: bool = False
+    maxChars: Annotated[int, Field(ge=200, le=200_000, description="More: toFile.")] = 12_000
+    boxes: Annotated[bool, Field(description="x,y,w,h in CSS px.")] = False
     detailed: bool = False
-    includeFrames: bool = False
+    includeFrames: Annotated[bool, Field(description="Inline same-origin frames (refs f0:e3@ab).")] = False
     #: The whole tree, kept in the page and read in slices (part + from).
     full: bool = False
     part: Annotated[str, Field(max_length=200)] | None = None
     from_: Annotated[int, Field(ge=0, alias="from")] = 0
 
 
-class FindParams(_Params):
-    text: Text | None = None
-    regex: Text | None = None
+class FindParams(Params):
+    #: One element (a snapshot's cut line names its ref): its whole text.
+    ref: Target | None = None
+    text: Annotated[Text | None, Field(description="In name or text, any case.")] = None
+    regex: Annotated[Text | None, Field(description="JS regex, any case.")] = None
     exact: bool = False
-    role: Annotated[str, Field(max_length=100)] | None = None
-    selector: Target | None = None
+    role: Annotated[Annotated[str, Field(max_length=100)] | None, Field(description="ARIA role.")] = None
+    selector: Selector = None
     limit: Annotated[int, Field(ge=1, le=200)] = 20
 
 
@@ -73,83 +88,87 @@ ActionName = Literal["click", "dblclick", "hover", "focus", "fill", "type", "sel
                      "scroll", "drag"]
 
 
-class ActionParams(_Params):
+class ActionParams(Params):
     """One action: a target (ref, selector or text, with nth), what to do, and what it needs."""
 
     action: ActionName | None = None
-    ref: Target | None = None
-    selector: Target | None = None
-    text: Text | None = None
+    ref: Ref = None
+    selector: Annotated[Target | None, Field(description="CSS; one match or nth.")] = None
+    text: Annotated[Text | None, Field(description="Visible text; one match or nth.")] = None
     nth: Annotated[int, Field(ge=0)] | None = None
     exact: bool | None = None
-    value: Text | float | None = None
-    key: Annotated[str, Field(max_length=200)] | None = None
-    to: Target | None = None
+    value: Annotated[Text | float | None, Field(description="Text, option or scroll px.")] = None
+    key: Annotated[Annotated[str, Field(max_length=200)] | None, Field(description="For press: Enter, Control+a.")] = None
+    to: Annotated[Target | None, Field(description="Drop target.")] = None
     dx: float | None = None
     dy: float | None = None
-    trusted: bool | None = None
+    trusted: Annotated[bool | None, Field(description="Real input via the extension.")] = None
 
 
 class ActParams(ActionParams):
     """act: one action, or a batch in `actions`. A dry run must be a real boolean (it decides whether consent is
     asked, and the page reads it with JavaScript truthiness)."""
 
-    actions: Annotated[list[ActionParams], Field(max_length=200)] | None = None
-    snapshot: bool = False
+    actions: Annotated[Annotated[list[ActionParams], Field(max_length=200)] | None,
+                       Field(description="Batch of {action, ref, ...}.")] = None
+    snapshot: Annotated[bool, Field(description="Snapshot after.")] = False
     dryRun: Annotated[bool, Field(strict=True)] = False
 
 
-class ConsoleParams(_Params):
-    since: Annotated[int, Field(ge=0)] = 0
-    level: Annotated[str, Field(max_length=200)] | None = None
+class ConsoleParams(Params):
+    since: Since = 0
+    level: Annotated[Annotated[str, Field(max_length=200)] | None, Field(description="E.g. error,warn.")] = None
     limit: Annotated[int, Field(ge=1, le=500)] = 100
     stack: bool = False
 
 
-class WaitParams(_Params):
-    text: Text | None = None
+class WaitParams(Params):
+    text: Annotated[Text | None, Field(description="Visible text.")] = None
     exact: bool = False
-    selector: Target | None = None
-    ref: Target | None = None
-    url: Target | None = None
-    networkIdle: bool = False
+    selector: Selector = None
+    ref: Ref = None
+    url: Annotated[Target | None, Field(description="URL contains.")] = None
+    networkIdle: Annotated[bool, Field(description="No fetch/XHR for 500 ms.")] = False
     state: Literal["visible", "hidden", "enabled"] = "visible"
-    #: Seconds.
-    timeout: Annotated[float, Field(ge=0, le=120)] = 5
+    #: Seconds (the call waits a little longer, for the answer to travel).
+    timeout: Annotated[float, Field(gt=0, le=120)] = 10
 
 
-class NavigateParams(_Params):
+class NavigateParams(Params):
     """navigate: what the consent rule looks at (another origin?) is what the page does."""
 
     action: Literal["goto", "back", "forward", "reload"] = "goto"
-    url: Annotated[str, Field(strict=True, max_length=8192)] | None = None
+    url: Annotated[Annotated[str, Field(strict=True, max_length=8192)] | None,
+                   Field(description="For goto; may be relative.")] = None
 
 
-class NetworkParams(_Params):
-    since: Annotated[int, Field(ge=0)] = 0
-    filter: Target | None = None
-    failedOnly: bool = False
-    id: int | None = None
-    resources: bool = False
+class NetworkParams(Params):
+    since: Since = 0
+    filter: Annotated[Target | None, Field(description="URL contains.")] = None
+    failedOnly: Annotated[bool, Field(description="Errors, status >= 400.")] = False
+    id: Annotated[int | None, Field(description="One request in full.")] = None
+    resources: Annotated[bool, Field(description="Also scripts, images, css.")] = False
     limit: Annotated[int, Field(ge=1, le=300)] = 50
+    #: Include the dev server's own traffic (HMR sockets and pings, /@vite/, /@fs/, source modules, hot updates).
+    devServer: bool = False
 
 
-class ElementParams(_Params):
+class ElementParams(Params):
     """source, screenshot: one element (default: the human's pick for source, the viewport for screenshot)."""
 
-    ref: Target | None = None
-    selector: Target | None = None
+    ref: Ref = None
+    selector: Selector = None
 
 
-class HighlightParams(_Params):
+class HighlightParams(Params):
     refs: Annotated[list[Target], Field(max_length=200)] | None = None
-    selector: Target | None = None
+    selector: Annotated[Target | None, Field(description="CSS, at most 50.")] = None
     label: Annotated[str, Field(max_length=1000)] | None = None
-    durationMs: Annotated[int, Field(ge=0, le=600_000)] = 0
-    clear: bool = False
+    durationMs: Annotated[int, Field(ge=0, le=600_000, description="0 keeps it.")] = 0
+    clear: Annotated[bool, Field(description="Remove all.")] = False
 
 
-class AskParams(_Params):
+class AskParams(Params):
     """ask: show a question card in the tab (or take one down with `dismiss`)."""
 
     questionId: Annotated[str, Field(max_length=100)] | None = None
@@ -160,10 +179,17 @@ class AskParams(_Params):
     dismiss: Annotated[str, Field(max_length=100)] | None = None
 
 
-class NotifyParams(_Params):
-    message: Text
+class RecordParams(Params):
+    """record: start (`on`) or stop recording what the human does in the tab; the page shows `name` in its panel."""
+
+    on: Annotated[bool, Field(strict=True)]
+    name: Annotated[str, Field(max_length=100)] | None = None
+
+
+class NotifyParams(Params):
+    message: Annotated[str, Field(min_length=1, max_length=2000)]
     level: Literal["info", "success", "warning", "error"] = "info"
-    durationMs: Annotated[int, Field(ge=0, le=600_000)] = 5000
+    durationMs: Annotated[int, Field(ge=1000, le=120_000)] = 5000
 
 
 # ---- results --------------------------------------------------------------------------------------------------
@@ -222,6 +248,10 @@ class FindMatch(_Result):
     role: str
     name: str
     context: str
+    #: The element's whole rendered text when its name does not say it all (up to the answer's cap).
+    text: str | None = None
+    #: Characters of `text` left out over the cap.
+    cut: int | None = None
 
 
 class FindResult(_Result):
@@ -300,6 +330,8 @@ class NetworkResult(_Result):
     inflight: int | None = None
     resources: list[dict[str, Any]] | None = None
     request: dict[str, Any] | None = None
+    #: Requests and resources left out as dev-server noise (devServer: true shows them).
+    devServerHidden: int | None = None
 
 
 class SourceResult(_Result):
@@ -328,6 +360,11 @@ class AskResult(_Result):
 
 class NotifyResult(_Result):
     shown: bool
+
+
+class RecordResult(_Result):
+    recording: bool
+    name: str | None = None
 
 
 class SelectionResult(_Result):
@@ -376,7 +413,7 @@ class ToolsResult(_Result):
     total: int
 
 
-class ToolCallParams(_Params):
+class ToolCallParams(Params):
     """tool_call: one of this document's WebMCP tools, by name, with arguments its schema accepts."""
 
     name: Annotated[str, Field(min_length=1, max_length=64)]
@@ -387,3 +424,92 @@ class ToolCallResult(_Result):
     """What executeTool() answered, as JSON text (or plain text)."""
 
     json_: str = Field(alias="json")
+
+
+# ---- the table ------------------------------------------------------------------------------------------------
+
+ConsentClass = Literal["eval", "navigate", "submit", "tool"]
+
+
+@dataclass(frozen=True)
+class Command:
+    """One page command and its policy: the consent class it may need, whether it only reads, the tool that owns
+    it (None: bridge plumbing no tool exposes on its own). `--disable-tools` on the owner disables the command on
+    every path, and its consent class applies on every path (page_exec(command=…), the owning tool, batches)."""
+
+    name: str
+    consent: ConsentClass | None
+    read_only: bool
+    tool: str | None
+    #: The params model, checked on every path an agent reaches the command by, before the policy runs.
+    params: type[BaseModel]
+    #: What the client answers (mirrored in inject/command_types.js).
+    result: type[BaseModel]
+
+
+#: Every command a client answers, with its policy. The client's COMMANDS table (inject/commands.js) names the same.
+COMMAND_TABLE: dict[str, Command] = {c.name: c for c in (
+    Command("eval", "eval", False, "page_exec", EvalParams, EvalResult),
+    Command("ping", None, True, None, NoParams, PingResult),
+    Command("frames", None, True, None, NoParams, FramesResult),
+    Command("location", None, True, None, NoParams, LocationResult),
+    Command("snapshot", None, True, "page_snapshot", SnapshotParams, SnapshotResult),
+    Command("find", None, True, "page_find", FindParams, FindResult),
+    # consent only when the actions would submit a form (a dry run tells)
+    Command("act", "submit", False, "page_act", ActParams, ActResult),
+    Command("console", None, True, "page_console", ConsoleParams, ConsoleResult),
+    Command("wait", None, True, "page_wait", WaitParams, WaitResult),
+    # consent only when going to another origin
+    Command("navigate", "navigate", False, "page_navigate", NavigateParams, NavigateResult),
+    Command("network", None, True, "page_network", NetworkParams, NetworkResult),
+    Command("source", None, True, "page_source", ElementParams, SourceResult),
+    Command("highlight", None, False, "page_highlight", HighlightParams, HighlightResult),
+    Command("ask", None, False, "user_ask", AskParams, AskResult),
+    Command("notify", None, False, "user_notify", NotifyParams, NotifyResult),
+    Command("screenshot", None, True, "page_screenshot", ElementParams, ScreenshotResult),
+    Command("selection", None, True, None, NoParams, SelectionResult),  # only through page_exec(command=…)
+    # a skill recording (bridge/agent/recording.py starts and stops it; the human's steps come back as events). It
+    # changes nothing in the app, and the tab's panel shows a card while it records.
+    Command("record", None, True, None, RecordParams, RecordResult),
+    # WebMCP: the page's own tools (bridge/webmcp.py); calling one is acting on its origin, whatever it says it does
+    Command("tools", None, True, "page_tools", NoParams, ToolsResult),
+    Command("tool_call", "tool", False, "page_call_tool", ToolCallParams, ToolCallResult),
+)}
+COMMANDS = tuple(COMMAND_TABLE)
+
+
+def explain(exc: ValidationError) -> str:
+    return "; ".join(f"{'.'.join(map(str, e['loc'])) or 'body'}: {e['msg']}" for e in exc.errors()[:5])
+
+
+def parse_params(command: str, params: BaseModel | dict[str, Any] | None) -> BaseModel:
+    """`params` as `command`'s params model reads them (a model already of that kind as it is), or a bad_arguments
+    error saying what is wrong."""
+    spec = COMMAND_TABLE.get(command)
+    if spec is None:
+        raise errors.BridgeError(f"'{command}' is not a page command. Known: {', '.join(COMMAND_TABLE)}.",
+                                 code="bad_arguments")
+    if isinstance(params, spec.params):
+        return params
+    if isinstance(params, BaseModel):
+        params = to_wire(params)
+    try:
+        return spec.params.model_validate(params or {})
+    except ValidationError as exc:
+        raise errors.BridgeError(f"Bad params for the '{command}' command: {explain(exc)}. See docs/commands.md "
+                                 "and the tool that owns it.", code="bad_arguments") from None
+
+
+def to_wire(params: BaseModel) -> dict[str, Any]:
+    """Params as the exec frame carries them: every default filled in, a None left out unless it was given (the
+    page tells an absent value from a given one, e.g. an action's own `trusted` from the call's)."""
+    given = params.model_fields_set
+    out: dict[str, Any] = {}
+    for name, info in type(params).model_fields.items():
+        value = getattr(params, name)
+        if value is None and name not in given:
+            continue
+        if isinstance(value, list) and value and isinstance(value[0], BaseModel):
+            value = [to_wire(v) for v in value]
+        out[info.alias or name] = value
+    return out

@@ -6,60 +6,16 @@ Every message from a page is parsed here, at the edge; nothing else looks at raw
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 
 from bridge import page_commands as m
 
 PROTOCOL_VERSION = 1
 
-ConsentClass = Literal["eval", "navigate", "submit", "tool"]
-
-
-@dataclass(frozen=True)
-class Command:
-    """One page command and its policy: the consent class it may need, whether it only reads, the tool that owns
-    it (None: bridge plumbing no tool exposes on its own). `--disable-tools` on the owner disables the command on
-    every path, and its consent class applies on every path (page_exec(command=…), the owning tool, batches)."""
-
-    name: str
-    consent: ConsentClass | None
-    read_only: bool
-    tool: str | None
-    #: The params model, checked on every path an agent reaches the command by, before the policy runs.
-    params: type[BaseModel]
-    #: What the client answers (bridge/page_commands.py; mirrored in inject/command_types.js).
-    result: type[BaseModel]
-
-
-#: Every command a client answers, with its policy. The client's COMMANDS table (inject/commands.js) names the same.
-COMMAND_TABLE: dict[str, Command] = {c.name: c for c in (
-    Command("eval", "eval", False, "page_exec", m.EvalParams, m.EvalResult),
-    Command("ping", None, True, None, m.NoParams, m.PingResult),
-    Command("frames", None, True, None, m.NoParams, m.FramesResult),
-    Command("location", None, True, None, m.NoParams, m.LocationResult),
-    Command("snapshot", None, True, "page_snapshot", m.SnapshotParams, m.SnapshotResult),
-    Command("find", None, True, "page_find", m.FindParams, m.FindResult),
-    # consent only when the actions would submit a form (a dry run tells)
-    Command("act", "submit", False, "page_act", m.ActParams, m.ActResult),
-    Command("console", None, True, "page_console", m.ConsoleParams, m.ConsoleResult),
-    Command("wait", None, True, "page_wait", m.WaitParams, m.WaitResult),
-    # consent only when going to another origin
-    Command("navigate", "navigate", False, "page_navigate", m.NavigateParams, m.NavigateResult),
-    Command("network", None, True, "page_network", m.NetworkParams, m.NetworkResult),
-    Command("source", None, True, "page_source", m.ElementParams, m.SourceResult),
-    Command("highlight", None, False, "page_highlight", m.HighlightParams, m.HighlightResult),
-    Command("ask", None, False, "user_ask", m.AskParams, m.AskResult),
-    Command("notify", None, False, "user_notify", m.NotifyParams, m.NotifyResult),
-    Command("screenshot", None, True, "page_screenshot", m.ElementParams, m.ScreenshotResult),
-    Command("selection", None, True, None, m.NoParams, m.SelectionResult),  # only through page_exec(command=…)
-    # WebMCP: the page's own tools (bridge/webmcp.py); calling one is acting on its origin, whatever it says it does
-    Command("tools", None, True, "page_tools", m.NoParams, m.ToolsResult),
-    Command("tool_call", "tool", False, "page_call_tool", m.ToolCallParams, m.ToolCallResult),
-)}
-COMMANDS = tuple(COMMAND_TABLE)
+#: The commands and their policy live beside their params and results (bridge/page_commands.py).
+COMMAND_TABLE, COMMANDS, Command, ConsentClass = m.COMMAND_TABLE, m.COMMANDS, m.Command, m.ConsentClass
 CommandName = Literal[COMMANDS]  # type: ignore[valid-type]
 
 INSTANCE_ID_RE = re.compile(r"^(?:\d{1,5}|[a-z]{2}\d{3})$")
@@ -170,17 +126,59 @@ class LeavingMsg(_Msg):
     stayed: bool = False
 
 
+class RecordedTarget(_Msg):
+    """An element a recorded step acted on, as a replay finds it again: role + accessible name, then its text,
+    then a stable selector (inject/recorder.js)."""
+
+    role: Annotated[str, Field(max_length=60)] = ""
+    name: Short = ""
+    text: Short = ""
+    selector: Short = ""
+    tag: Annotated[str, Field(max_length=60)] = ""
+    #: The field's label (or placeholder, aria-label, name): what a parameter is named after.
+    label: Short = ""
+    inputType: Annotated[str, Field(max_length=40)] = ""
+
+
+class RecordedStep(_Msg):
+    """One thing the human did while a recording was on (an `event` of kind `recorded` carries it as `data`).
+    `seq` counts per recording across the tab's documents (a reloaded page sends its last steps again: the bridge
+    takes each once); a password's fill has `secret` and no value."""
+
+    seq: Annotated[int, Field(ge=0)]
+    action: Literal["click", "dblclick", "fill", "select", "check", "uncheck", "press", "load"]
+    frame: FrameId = "host"
+    url: Short = ""
+    t: Annotated[int, Field(ge=0)] = 0
+    target: RecordedTarget | None = None
+    value: Annotated[str, Field(max_length=100_000)] | None = None
+    secret: bool = False
+    key: Annotated[str, Field(max_length=100)] | None = None
+
+
 class EventMsg(_Msg):
     """Something the human did in the page: answered a question, sent a message, picked an element, asked to
-    open a file. The page retries it until acknowledged, like a result; `eventId` (unique per page) lets the
+    open a file, recorded a step of a skill (`recorded`: `data` is a RecordedStep), asked to start or stop a
+    recording. The page retries it until acknowledged, like a result; `eventId` (unique per page) lets the
     bridge take each event once and acknowledge the copies."""
 
     type: Literal["event"]
     eventId: Annotated[str, Field(min_length=1, max_length=64)] | None = None
-    kind: Literal["answer", "message", "element_selected", "open_file"]
+    kind: Literal["answer", "message", "element_selected", "open_file", "recorded", "record_start", "record_stop"]
     questionId: Annotated[str, Field(max_length=64)] | None = None
     text: Annotated[str, Field(max_length=8000)] = ""
     data: Annotated[dict[str, Any], AfterValidator(lambda v: shallow(v, 16))] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _step_is_typed(self) -> "EventMsg":
+        if self.kind == "recorded":
+            RecordedStep.model_validate(self.data)  # a malformed step is a malformed message (4xx), not a late 500
+        return self
+
+    def step(self) -> RecordedStep:
+        """A `recorded` event's step (validated when the message was parsed)."""
+        return RecordedStep.model_validate(self.data)
+
 
 
 class ToolsMsg(_Msg):
@@ -193,7 +191,8 @@ class ToolsMsg(_Msg):
     total: int = Field(0, ge=0)
 
 
-UpMessage = Annotated[Union[ResultMsg, FramesMsg, ByeMsg, LeavingMsg, EventMsg, ToolsMsg], Field(discriminator="type")]
+UP_MESSAGES = (ResultMsg, FramesMsg, ByeMsg, LeavingMsg, EventMsg, ToolsMsg)
+UpMessage = Annotated[Union[UP_MESSAGES], Field(discriminator="type")]  # type: ignore[valid-type]
 _up = TypeAdapter(UpMessage)
 
 
@@ -210,6 +209,9 @@ class RegisterReply(_Msg):
     maxResult: int
     #: The id the page asked for was taken by a live tab (a duplicated tab gets a fresh one).
     renamed: bool = False
+    #: A team bridge's replicas' page-channel URLs (--advertise-url): where the page tries next, in turn, should
+    #: this one go away (None: a single bridge).
+    replicas: list[str] | None = None
 
 
 class ExecFrame(_Msg):
@@ -247,13 +249,17 @@ class CancelFrame(_Msg):
 
 DownMessage = Union[RegisterReply, ExecFrame, PingFrame, AckFrame, CancelFrame]
 
+#: What the client's JSDoc types mirror (bridge/js_types.py writes them into inject/command_types.js): what a page
+#: sends, and what it receives.
+UP_MODELS = (FrameInfo, RegisterRequest, ErrorInfo, *UP_MESSAGES)
+DOWN_MODELS = (RegisterReply, ExecFrame, PingFrame, AckFrame, CancelFrame)
+
 
 class ProtocolError(ValueError):
     """A page sent something that is not a valid message; the text says what was wrong."""
 
 
-def explain(exc: ValidationError) -> str:
-    return "; ".join(f"{'.'.join(map(str, e['loc'])) or 'body'}: {e['msg']}" for e in exc.errors()[:5])
+explain = m.explain
 
 
 class VersionMismatch(ProtocolError):

@@ -10,6 +10,7 @@ import json
 import logging
 import os
 import random
+import re
 import secrets
 import string
 import time
@@ -417,15 +418,17 @@ class Registry:
                 out.extend(f"{inst.id}/{f}" for f in inst.frames if f != "host")
         return out
 
-    def after(self, seq: int, limit: int) -> tuple[list[Instance], int | None]:
-        """Up to `limit` instances made after `seq` (page_list's cursor), and the cursor of the next page (None: no
-        more)."""
+    def after(self, cursor: str | None, limit: int) -> tuple[list[Instance], str | None]:
+        """Up to `limit` instances in page_list's order after `cursor` (the key of the last one a previous answer
+        showed), and the cursor of the next page (None: no more)."""
+        after = parse_list_cursor(cursor) if cursor else None
         picked: list[Instance] = []
-        for inst in self.instances.values():
-            if inst.seq > seq:
-                if len(picked) == limit:
-                    return picked, picked[-1].seq
-                picked.append(inst)
+        for inst in sorted(self.instances.values(), key=list_key):
+            if after is not None and list_key(inst) <= after:
+                continue
+            if len(picked) == limit:
+                return picked, list_cursor(picked[-1])
+            picked.append(inst)
         return picked, None
 
     def page_rows(self, instances: Iterable[Instance] | None = None) -> list[dict]:
@@ -452,6 +455,25 @@ class Registry:
                 rows.append({"pageId": f"{inst.id}/{fid}", "url": f.url, "title": f.title, "origin": f.origin,
                              "parent": f"{inst.id}/{f.parent or 'host'}", "crossOrigin": f.crossOrigin, **base})
         return rows
+
+
+def list_key(inst: Instance) -> tuple[int, int, int]:
+    """page_list's order: live tabs first, then tabs that had a channel and lost it, each most recently active
+    first (the last time the page spoke to the bridge); reservations that never connected last, oldest first."""
+    group = 0 if inst.live else 1 if inst.ever_connected else 2
+    return group, (-int(inst.last_seen * 1000) if group < 2 else 0), inst.seq
+
+
+def list_cursor(inst: Instance) -> str:
+    """The cursor after `inst`: its place in page_list's order (a tab that goes away shifts nothing)."""
+    group, active, seq = list_key(inst)
+    return f"{group}.{-active}.{seq}"
+
+
+def parse_list_cursor(cursor: str) -> tuple[int, int, int] | None:
+    """The key a page_list cursor names, or None when it is not one page_list gives."""
+    m = re.fullmatch(r"([0-2])\.(\d{1,16})\.(\d{1,12})", cursor)
+    return (int(m[1]), -int(m[2]) if m[1] != "2" else 0, int(m[3])) if m else None
 
 
 def split_page_id(page_id: str) -> tuple[str, str] | None:

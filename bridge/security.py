@@ -32,9 +32,11 @@ class Policy:
         names = ["127.0.0.1", "localhost", "[::1]"]
         if not settings.is_loopback and settings.host not in ("0.0.0.0", "::"):
             names.append(f"[{settings.host}]" if ":" in settings.host else settings.host)
-        self.hosts = {f"{n}:{port}" for n in names}
+        own = {f"{n}:{port}" for n in names}
+        self.own_origins = {f"http://{h}" for h in own}
+        #: A balancer's or proxy's names (--public-hosts) pass the Host check; they are no origin of the bridge's.
+        self.hosts = own | {h.lower() for h in settings.public_hosts}
         self._shard_host = re.compile(rf"^[a-z0-9-]+\.localhost:{port}$", re.IGNORECASE)
-        self.own_origins = {f"http://{h}" for h in self.hosts}
         self._own_shard = re.compile(rf"^http://[a-z0-9-]+\.localhost:{port}$", re.IGNORECASE)
         self._extra = [_origin_pattern(o) for o in settings.allow_origins]
 

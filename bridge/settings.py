@@ -20,6 +20,19 @@ def default_config_dir() -> Path:
     return Path(base) / "dbg-bridge"
 
 
+class McpServer(BaseModel):
+    """One `[mcp_servers.NAME]` table: a stdio command, or an HTTP url."""
+
+    model_config = {"extra": "forbid"}
+
+    command: str | None = Field(None, description="Program to start (stdio).")
+    args: list[str] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict)
+    url: str | None = Field(None, pattern=r"^https?://", description="Streamable HTTP endpoint.")
+    headers: dict[str, str] = Field(default_factory=dict)
+    timeout: float = Field(30.0, gt=0, description="Seconds one call to this server may take.")
+
+
 class Settings(BaseModel):
     """Everything the bridge can be told. Each field is a `--flag` and a `DBG_FIELD` variable."""
 
@@ -82,22 +95,47 @@ class Settings(BaseModel):
         None, pattern=r"^(redis|rediss|unix)://",
         description="Join a team bridge: share pages, calls, questions and the inbox with every replica using this "
                     "Redis (redis://[user:password@]host:port/db, rediss:// for TLS). Without it nothing is shared.")
-    desktop_enabled: bool = Field(True, description="Serve the desktop_* tools (nothing starts until one is called). "
-                                                    "DBG_DESKTOP_ENABLED=0 turns the family off: its tools are then "
-                                                    "not registered.")
-    desktop_backend: Literal["auto", "x11", "macos", "windows"] = Field(
-        "auto", description="Desktop backend: auto picks by platform (x11 on Linux; macOS and Windows answer "
-                            "not_available yet).")
+    advertise_url: str | None = Field(
+        None, pattern=r"^https?://[^/\s]+$",
+        description="The URL pages reach this replica's page channel by (scheme://host:port): every replica of a "
+                    "team bridge lists its replicas' URLs in the register answer, and a page whose replica goes "
+                    "away tries them in turn. Behind a load balancer, give every replica the balancer's URL. "
+                    "Default: this bridge's own address.")
+    public_hosts: list[str] = Field(
+        default_factory=list,
+        description="Host headers (host:port) accepted besides the bridge's own, e.g. the address of a load "
+                    "balancer or proxy in front of it that forwards the Host it was called by. Off unless given; "
+                    "the Origin rules are unchanged.")
+    desktop_enabled: bool = Field(
+        False, description="Serve the desktop_* tools (26 tools, about 13 K characters of every tools/list; nothing "
+                           "starts until one is called). Off by default: turn it on with --desktop-enabled, "
+                           "DBG_DESKTOP_ENABLED=1 or desktop_enabled = true in config.toml.")
+    desktop_backend: Literal["auto", "x11", "wayland", "macos", "windows"] = Field(
+        "auto", description="Desktop backend: auto picks by platform (on Linux wayland inside a sway session, where "
+                            "WAYLAND_DISPLAY and SWAYSOCK are set, else x11; macOS and Windows answer not_available "
+                            "yet). wayland works with wlroots compositors that speak sway's IPC; GNOME and KDE need "
+                            "portals and libei, not built.")
+    desktop_user: str = Field(
+        "dbg-desktop", min_length=1,
+        description="The unprivileged user a bridge running as root starts the private Wayland desktop (sway, its "
+                    "bus and apps) as: sway refuses root.")
     desktop_display: str = Field(
-        "private", pattern=r"^(private|[A-Za-z0-9.\-]*:\d+(\.\d+)?)$",
-        description="'private' starts a private Xvfb desktop (with openbox and its own D-Bus) for the bridge; ':N' "
-                    "attaches to that existing display, where input tools need the human's consent.")
+        "private", pattern=r"^(private|[A-Za-z0-9.\-]*:\d+(\.\d+)?|wayland(-\d+)?)$",
+        description="'private' starts a private desktop for the bridge (Xvfb + openbox, or headless sway for the "
+                    "wayland backend, each with its own D-Bus); ':N' attaches to that existing X display, 'wayland' "
+                    "(or wayland-N) to the sway session the bridge runs in; input on an attached one needs the "
+                    "human's consent.")
     desktop_size: str = Field("1280x800", pattern=r"^\d{2,5}x\d{2,5}$",
                               description="Screen size of the private desktop (WIDTHxHEIGHT).")
     desktop_monitors: int = Field(1, ge=1, le=4, description="Monitors of the private desktop, side by side, each "
                                                              "desktop_size (the screen spans them all).")
     desktop_scale: int = Field(1, ge=1, le=3, description="Scale factor of the private desktop (HiDPI): apps draw "
                                                           "at 2x or 3x (GDK_SCALE, QT_SCALE_FACTOR, Xft.dpi).")
+    desktop_handback_idle: float = Field(
+        30, ge=0, le=86400,
+        description="On an attached desktop, the human's own input takes the desktop from the agent; it comes back "
+                    "when they hand it back in the cockpit's Desktop tab, or after this many seconds without their "
+                    "input (0: only the cockpit).")
     desktop_allow: list[str] = Field(
         default_factory=list,
         description="Programs desktop_launch_app may start (names on PATH or paths; run as argv, never a shell).")
@@ -106,6 +144,35 @@ class Settings(BaseModel):
         description="Browser desktop_open_url starts (a name on PATH or a path; it must be on desktop_allow too). "
                     "Chromium-family browsers get a throwaway profile and quiet first-run flags, Firefox a throwaway "
                     "profile; any other program just gets the URL as its argument.")
+
+    # ---- the agent (`dbg-bridge run`, the runs API: bridge/agent/) ----
+    model_url: str | None = Field(
+        None, description="OpenAI-compatible chat-completions endpoint runs use (base URL ending in /v1). Falls back "
+                          "to OPENAI_BASE_URL.")
+    model: str = Field("default", min_length=1,
+                       description="Model name runs send to model_url; 'client' uses the connected MCP client's own "
+                                   "model (sampling, when that client declares it).")
+    model_key: str | None = Field(None, description="API key for model_url (sent as a bearer token). Falls back to "
+                                                    "OPENAI_API_KEY.")
+    model_timeout: float = Field(120.0, gt=0, description="Seconds one model call may take.")
+    model_retries: int = Field(3, ge=0, le=10, description="Retries (with backoff) of a model call on 429, 5xx or a "
+                                                           "connection error.")
+    model_stream: bool = Field(False, description="Ask the model endpoint to stream its answers (SSE).")
+    run_max_steps: int = Field(20, ge=1, le=500, description="Tool calls a run may make (a warning at 75 %).")
+    run_max_batches: int = Field(6, ge=1, le=100, description="Plans a run may make (the first, revisions, replans).")
+    run_max_replans: int = Field(3, ge=0, le=100, description="Replans after a failed step or a failed verification.")
+    run_max_model_calls: int = Field(60, ge=1, le=1000, description="Model calls a run may make.")
+    run_max_seconds: float = Field(900.0, gt=0, description="Wall-clock seconds a run may take.")
+    run_allow: list[str] = Field(
+        default_factory=list,
+        description="Consent classes (eval, navigate, submit) or tool names/globs a run may use without asking the "
+                    "human (printed at the run's start).")
+    takeover_wait: float = Field(900.0, gt=0, description="Seconds a run's pause_for_human waits for the human "
+                                                          "before the run ends blocked.")
+    mcp_servers: dict[str, McpServer] = Field(
+        default_factory=dict,
+        description="Other MCP servers whose tools runs get, as NAME__tool (config file only: "
+                    "[mcp_servers.NAME] with command/args/env for stdio, or url/headers for HTTP; timeout).")
 
     def tool_disabled(self, name: str, read_only: bool) -> bool:
         """`disable_tools` entries: a tool name or glob (`desktop_*`, `page_exec`), or `@acting` for every tool that
@@ -124,6 +191,10 @@ class Settings(BaseModel):
     @property
     def is_loopback(self) -> bool:
         return self.host in LOOPBACK_HOSTS
+
+    def page_channel_url(self) -> str:
+        """Where pages reach this bridge's page channel (what a team bridge's register answer lists)."""
+        return self.advertise_url or self.base_url()
 
     def base_url(self, port: int | None = None) -> str:
         host = "127.0.0.1" if self.host in ("0.0.0.0", "::", "") else self.host
@@ -145,11 +216,20 @@ def is_list(name: str) -> bool:
     return typing.get_origin(Settings.model_fields[name].annotation) is list
 
 
+def is_table(name: str) -> bool:
+    """Table settings (mcp_servers) come from the config file only."""
+    return typing.get_origin(Settings.model_fields[name].annotation) is dict
+
+
+#: Variables other tools already use, read below the config file (DBG_* and flags still win).
+FOREIGN_ENV = {"OPENAI_BASE_URL": "model_url", "OPENAI_API_KEY": "model_key"}
+
+
 def _from_env(env: Mapping[str, str]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name, field in Settings.model_fields.items():
         raw = env.get(ENV_PREFIX + name.upper())
-        if raw is None:
+        if raw is None or is_table(name):
             continue
         if field.annotation is bool:
             out[name] = raw.strip().lower() in ("1", "true", "yes", "on")
@@ -175,7 +255,9 @@ def _where(source: str, name: str) -> str:
 def load_settings(cli: Mapping[str, Any] | None = None, env: Mapping[str, str] | None = None) -> Settings:
     """Merge defaults < config file < environment < CLI flags (None means 'not given')."""
     env = os.environ if env is None else env
-    layers: list[tuple[str, dict[str, Any]]] = []
+    layers: list[tuple[str, dict[str, Any]]] = [
+        ("OPENAI_BASE_URL / OPENAI_API_KEY in the environment",
+         {field: env[var] for var, field in FOREIGN_ENV.items() if env.get(var)})]
     path = config_file_path(env)
     if path.is_file():
         try:

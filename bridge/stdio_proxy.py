@@ -37,12 +37,12 @@ def bridge_answers(base: str) -> bool:
         return False
 
 
-def start_bridge(settings: Settings) -> subprocess.Popen[bytes]:
-    """Start `dbg-bridge serve` as a child (its output goes to bridge.log in the config dir)."""
+def start_bridge(settings: Settings, *extra: str) -> subprocess.Popen[bytes]:
+    """Start `dbg-bridge serve` as a child (its output goes to bridge.log in the config dir); `extra`: more flags."""
     settings.config_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
     log = open(settings.config_dir / "bridge.log", "ab")  # noqa: SIM115 - handed to the child
     cmd = [sys.executable, "-m", "bridge", "serve", "--host", settings.host, "--port", str(settings.port),
-           "--config-dir", str(settings.config_dir)]
+           "--config-dir", str(settings.config_dir), *extra]
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + START_TIMEOUT
     while not bridge_answers(settings.base_url()):

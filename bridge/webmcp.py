@@ -29,9 +29,10 @@ MAX_TITLE = 200
 MAX_SCHEMA = 32768
 MAX_SCHEMA_DEPTH = 16
 NAME_RE = re.compile(r"^[A-Za-z0-9_.\-]{1,64}$")
-#: The bridge's own tool families: a page tool may not take a name there (page_exec, user_ask, desktop_*, inbox),
-#: so nothing a page registers reads as one of the bridge's tools.
-RESERVED_RE = re.compile(r"^(?:(?:page|user|desktop)_.*|inbox)$")
+#: The bridge's own tool families: a page tool may not take a name there (page_exec, user_ask, desktop_*, skill_*,
+#: agent_*, inbox), so nothing a page registers reads as one of the bridge's tools (tests/unit/test_webmcp.py checks
+#: every tool of the table against it).
+RESERVED_RE = re.compile(r"^(?:(?:page|user|desktop|skill|agent)_.*|inbox)$")
 
 #: Said with every answer that carries page tools or their output.
 PAGE_TOOL_NOTE = ("Page tools come from the page's own scripts (WebMCP): their names, descriptions, annotations and "
@@ -108,7 +109,7 @@ def check(row: Any) -> WebTool:
         raise Dropped("bad_tool_name", "its name is not 1-64 letters, digits, '_', '-' or '.'")
     if RESERVED_RE.match(name):
         raise Dropped("reserved_tool_name", f"{name!r} is in the bridge's own tool names (page_*, user_*, "
-                                            "desktop_*, inbox): a page cannot shadow a bridge tool")
+                                            "desktop_*, skill_*, agent_*, inbox): a page cannot shadow a bridge tool")
     if isinstance(row.get("error"), dict):  # the client already found it too large or unreadable
         code = str(row["error"].get("code") or "bad_tool")[:64]
         raise Dropped(code if re.match(r"^[a-z_]{1,64}$", code) else "bad_tool", str(row["error"].get("message"))[:300])

@@ -35,6 +35,8 @@ from bridge.registry import split_page_id
 
 HERE = Path(__file__).resolve().parent
 ASSETS = {"cockpit.js": "text/javascript; charset=utf-8", "desktop.js": "text/javascript; charset=utf-8",
+          "runs.js": "text/javascript; charset=utf-8",
+          "skills.js": "text/javascript; charset=utf-8",
           "cockpit.css": "text/css; charset=utf-8"}
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
        "frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'")
@@ -164,6 +166,7 @@ def desktop_state(d: Dispatcher) -> dict[str, Any]:
     return {"enabled": True, "mode": "attached" if attached else "private", "running": session is not None,
             "display": settings.desktop_display if attached else getattr(session, "display", None),
             "input": desk.consent_state() if desk is not None else {"granted": not attached, "until": None},
+            "control": desk.control_state() if desk is not None else {"holder": "agent"},
             "recording": rec}
 
 
@@ -334,6 +337,19 @@ async def desktop_consent(d: Dispatcher, data: dict[str, Any], request: Request)
     return {"input": desk.consent_state()}
 
 
+async def desktop_control(d: Dispatcher, data: dict[str, Any], request: Request) -> dict[str, Any]:
+    """Hand an attached desktop back to the agent after the human took it (a human action)."""
+    desk = d.desktop
+    if not served(d.settings) or desk is None:
+        raise HTTPError(404, "desktop_disabled", f"The desktop tools are not served: {why_unavailable(d.settings)}.")
+    if data.get("holder") != "agent":
+        raise HTTPError(400, "bad_request", "Send {\"holder\": \"agent\"}: your own input takes the desktop by "
+                                            "itself.")
+    if desk.control.hand_back():
+        d.audit.human("cockpit", None, action="desktop handed back", display=d.settings.desktop_display)
+    return {"control": desk.control_state()}
+
+
 async def _consent_expiry(d: Dispatcher, desk: Any, until: float | None) -> None:
     """Note in the audit log when a grant runs out (unless it was revoked or renewed first)."""
     if until is None:
@@ -453,5 +469,6 @@ routes = [
     Route("/cockpit/forget", _action(forget), methods=["POST"]),
     Route("/cockpit/desktop.png", desktop_png, methods=["GET"]),
     Route("/cockpit/desktop/consent", _action(desktop_consent), methods=["POST"]),
+    Route("/cockpit/desktop/control", _action(desktop_control), methods=["POST"]),
     Route("/cockpit/{name}", asset, methods=["GET"]),
 ]

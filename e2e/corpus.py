@@ -34,7 +34,7 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
     tag: bytes = b""
     root: str = ""
     api: Callable[[str], Any] | None = None
-    rewrite: dict[str, tuple[bytes, bytes]] = {}
+    rewrite: dict[str, Any] = {}
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, directory=self.root, **kwargs)
@@ -61,11 +61,13 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
         if path.is_dir():
             path = path / "index.html"
         change = self.rewrite.get(self.path.split("?")[0])
+        if change and isinstance(change[0], bytes):
+            change = (change,)
         if (path.suffix != ".html" and not change) or not path.is_file():
             return super().do_GET()
         data = path.read_bytes()
-        if change:
-            data = data.replace(*change)
+        for old, new in change or ():
+            data = data.replace(old, new)
         if path.suffix == ".html" and self.tag:
             data = inject(data, self.tag)
         self.send_response(200)
@@ -99,7 +101,7 @@ class CorpusServer:
         copy); without client_url the pages are served untouched."""
         tag = f'<script src="{client_url}" data-attach="corpus"></script>'.encode() if client_url else b""
         handler = type("Handler", (_Handler,), {"tag": tag, "root": str(root), "api": staticmethod(api) if api else None,
-                                                "rewrite": rewrite or {}})
+                                                "rewrite": dict(rewrite or {})})
         self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self.httpd.daemon_threads = True
         self.port = self.httpd.server_address[1]
@@ -107,6 +109,15 @@ class CorpusServer:
 
     def url(self, path: str) -> str:
         return f"http://127.0.0.1:{self.port}/{path.lstrip('/')}"
+
+    def change(self, path: str, *pairs: tuple[bytes, bytes]) -> None:
+        """From now on serve `path` (a URL path) with these (old, new) replacements, applied in order (a new version
+        of the app deployed at the same URL); none: as published again."""
+        rewrite = self.httpd.RequestHandlerClass.rewrite  # type: ignore[attr-defined]
+        if pairs:
+            rewrite[path] = pairs
+        else:
+            rewrite.pop(path, None)
 
     def close(self) -> None:
         self.httpd.shutdown()

@@ -1,5 +1,6 @@
 """Team bridge: a real redis-server and three `serve --cluster` replicas, with a Chromium tab and fake page
-clients spread over them. Calls cross replicas, ids stay unique, a dead owner fails its callers fast, the inbox
+clients spread over them. Calls cross replicas, ids stay unique, a dead owner fails its callers fast, a real tab
+whose replica dies comes back under its pageId on a live one (connected directly, and behind HAProxy), the inbox
 is one feed, and Redis going away is a named error while local pages keep working."""
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ import redis
 
 from e2e.pageloop import PageLoop
 from tests.fakepage import echo_handler
-from tests.support import (BridgeProcess, DevServer, McpSession, RedisServer, ok, open_page, run_async, text_of,
-                           wait_until)
+from tests.support import (BridgeProcess, DevServer, LoadBalancer, McpSession, RedisServer, free_port, ok, open_page,
+                           run_async, text_of, wait_until)
 
 pytestmark = pytest.mark.e2e
 
@@ -105,7 +106,7 @@ def test_sse_page_results_posted_to_another_replica(replicas, pages: PageLoop) -
     live_everywhere(r, page.page_id)
     page.base = r.c.base  # from now on its POSTs go to C
     out = ok(r.mcp_b.call("page_exec", {"command": "console", "params": {"since": 7}, "pageId": page.page_id}))
-    assert out["result"] == {"since": 7}
+    assert out["result"] == {"since": 7, "limit": 100, "stack": False}  # the echo of the params, defaults filled in
     # a forged POST to C (wrong secret) is refused, not forwarded
     forged = pages.run(page.http.post(r.c.base + "/bridge/result", content=json.dumps(
         {"instanceId": page.instance_id, "secret": "x" * 43, "type": "result", "requestId": "r1", "ok": True}),
@@ -321,3 +322,75 @@ def test_a_password_protected_redis_and_a_wrong_password(tmp_path_factory) -> No
         good.stop()
         secret_redis.stop()
 
+
+
+def replica_of(session: McpSession, page_id: str) -> str | None:
+    row = rows_by_id(session).get(page_id, {})
+    return row.get("replica") if row.get("state") == "live" else None
+
+
+def test_a_real_tab_whose_replica_dies_reconnects_to_a_live_one_and_keeps_its_page_id(
+        replicas, redis_server, context, tmp_path_factory) -> None:
+    """The tab's script comes from replica D; the register answer lists every replica's page-channel URL, and when
+    D is killed the client tries them in turn: the tab is back, same pageId, on B or C, and answers calls."""
+    r = replicas
+    doomed = BridgeProcess(tmp_path_factory.mktemp("replica-direct"), "--cluster", redis_server.url).start()
+    dev = DevServer(doomed.client_js())
+    try:
+        tab = open_page(context, dev.url("/app.html"))
+        live_everywhere(r, tab.page_id)
+        first = replica_of(r.mcp_b, tab.page_id)
+        assert first is not None and f"page {tab.page_id.split('/')[0]} registered" in doomed.log.read_text()
+        os.kill(doomed.proc.pid, signal.SIGKILL)
+        doomed.proc.wait(10)
+        doomed.proc = None
+        wait_until(lambda: replica_of(r.mcp_b, tab.page_id) not in (None, first), 20, 0.1,
+                   what="the tab live again on a live replica")
+        assert tab.evaluate("window.__dbg.pageId") == tab.page_id
+        out = ok(r.mcp_b.call("page_exec", {"code": "document.title", "pageId": tab.page_id}))
+        assert out["result"] == tab.title()
+        assert ok(r.mcp_c.call("page_exec", {"code": "6*7", "pageId": tab.page_id}))["result"] == 42
+    finally:
+        dev.close()
+        if doomed.proc is not None:
+            doomed.stop()
+
+
+def test_a_real_tab_behind_haproxy_survives_its_replicas_death(redis_server, context, tmp_path_factory) -> None:
+    """Three replicas behind a real HAProxy (they accept the Host it forwards: --public-hosts; each advertises the
+    balancer): the tab loads the client through the balancer, its replica is killed, and the balancer's next
+    replica takes it back under the same pageId."""
+    lb = LoadBalancer(tmp_path_factory.mktemp("haproxy"))
+    lb_host = f"127.0.0.1:{lb.port}"
+    procs = [BridgeProcess(tmp_path_factory.mktemp(f"behind-{n}"), "--cluster", redis_server.url,
+                           "--public-hosts", lb_host, "--advertise-url", lb.base).start() for n in range(3)]
+    sessions = [McpSession(p.mcp_url, p.token) for p in procs]
+    dev = None
+    try:
+        lb.start([f"127.0.0.1:{p.port}" for p in procs])
+        dev = DevServer(lb.base + "/inject/dbg_client.js")
+        tab = open_page(context, dev.url("/app.html"), timeout_ms=20000)
+        for s in sessions:
+            wait_until(lambda s=s: replica_of(s, tab.page_id), 10, 0.05, what="the tab live on every replica")
+        owner = replica_of(sessions[0], tab.page_id)
+        registered = f"page {tab.page_id.split('/')[0]} registered"
+        (doomed,) = [i for i, p in enumerate(procs) if registered in p.log.read_text()]  # where the balancer sent it
+        os.kill(procs[doomed].proc.pid, signal.SIGKILL)
+        procs[doomed].proc.wait(10)
+        procs[doomed].proc = None
+        alive = [s for i, s in enumerate(sessions) if i != doomed]
+        wait_until(lambda: replica_of(alive[0], tab.page_id) not in (None, owner), 20, 0.1,
+                   what="the tab live again behind the balancer")
+        assert tab.evaluate("window.__dbg.pageId") == tab.page_id
+        for s in alive:
+            assert ok(s.call("page_exec", {"code": "location.pathname", "pageId": tab.page_id}))["result"] == \
+                "/app.html"
+    finally:
+        if dev is not None:
+            dev.close()
+        for s in sessions:
+            s.close()
+        lb.stop()
+        for p in procs:
+            if p.proc is not None:
+                p.stop()

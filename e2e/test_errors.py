@@ -276,4 +276,4 @@ def test_a_named_command_reaches_the_page_with_its_params(br, client, pages):
     page = pages.connect(br.base, handler=gate.handler)
     ok(client.call("page_exec", {"command": "console", "params": {"since": 2}, "pageId": page.page_id}))
     frame = gate.next_frame()
-    assert (frame["command"], frame["params"], frame["frameId"]) == ("console", {"since": 2}, "host")
+    assert (frame["command"], frame["params"], frame["frameId"]) == ("console", {"since": 2, "limit": 100, "stack": False}, "host")

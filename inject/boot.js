@@ -67,6 +67,9 @@ function createDbgLauncher(config) {
     /** @type {Window} */ (hostWin).postMessage({ __dbg: 1, type: 'dbg_ready' }, window.origin);
     webmcp.onChange = () => { try { /** @type {Window} */ (hostWin).postMessage({ __dbg: 1, type: 'dbg_tools_changed' }, window.origin); } catch (_) { /* gone */ } };
     watchWebTools();
+    recordUp = (step) => /** @type {Window} */ (hostWin).postMessage({ __dbg: 1, type: 'dbg_recorded', payload: step }, window.origin);
+    installFrameRecorder();
+    recorder.resume();
     return { version: VERSION, role, commands: COMMANDS, get frameId() { return ctx.frameId; }, status: () => ({ state: 'frame', running: running.size }) };
   }
 
@@ -101,11 +104,15 @@ function createDbgLauncher(config) {
 
   window.addEventListener('message', (ev) => router.onMessage(ev));
   sendUp = (msg) => client.sendEvent(msg); // acknowledged and retried: a human's answer survives a network blip
-  // Hotkeys for the human: Alt+Shift+P toggles the element picker, Alt+Shift+M writes to the agent.
+  recordUp = (step) => client.sendEvent({ type: 'event', kind: 'recorded', text: step.action, data: step });
+  installHostRecorder();
+  // Hotkeys for the human: Alt+Shift+P toggles the element picker, Alt+Shift+M writes to the agent, Alt+Shift+R
+  // records a skill.
   window.addEventListener('keydown', (ev) => {
     if (!ev.altKey || !ev.shiftKey) return;
     if (ev.code === 'KeyP') { ev.preventDefault(); if (human.picking) human.stopPicker(); else human.startPicker(null); }
     else if (ev.code === 'KeyM') { ev.preventDefault(); human.compose(); }
+    else if (ev.code === 'KeyR') { ev.preventDefault(); recorder.offer(); }
   }, true);
   router.onChange = () => {
     if (client.state === 'connected') client.send({ type: 'frames', frames: router.frameList(), url: location.href, title: document.title, complete: document.readyState !== 'loading' });
@@ -142,7 +149,7 @@ function createDbgLauncher(config) {
       // The bridge holds new calls for the next document meanwhile (a slow server keeps this one up and answering);
       // this document says so when it stays after all: an app intercepted the navigation, or none came (204, download)
       if (ev.downloadRequest != null) return; // <a download>: the document stays
-      if (client.state === 'connected') client.send({ type: 'leaving', to: client.leavingTo.slice(0, 4000) });
+      if (client.state === 'connected') client.send({ type: 'leaving', to: client.leavingTo.slice(0, 4000), stayed: false });
       const gen = client.gen, turn = ++leaveTurn;
       stayed = () => {
         if (turn !== leaveTurn || client.gen !== gen || client.state !== 'connected') return;
@@ -164,6 +171,7 @@ function createDbgLauncher(config) {
     void client.connect();
     document.addEventListener('DOMContentLoaded', () => router.scan());
   } else start();
+  recorder.resume(); // a recording this tab had goes on (its steps wait in the outbox until registered)
 
   return {
     version: VERSION,
@@ -176,6 +184,7 @@ function createDbgLauncher(config) {
     disconnect: () => client.stop(),
     pick: () => human.startPicker(null),
     message: () => human.compose(),
+    record: () => recorder.offer(),
   };
 }
 

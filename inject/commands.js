@@ -70,17 +70,17 @@ const COMMANDS = {
       if (!lastFullTree || lastFullTree.id !== params.part) {
         throw new DbgError('stale_snapshot', 'Snapshot ' + params.part + ' is no longer kept in the page (a newer whole tree replaced it). Take page_snapshot again.');
       }
-      return sliceTree(lastFullTree.id, lastFullTree.text, Number(params.from) || 0, ctx.maxResult);
+      return sliceTree(lastFullTree.id, lastFullTree.text, params.from, ctx.maxResult);
     }
     const root = params.root ? target(REF_PATTERN.test(String(params.root)) ? { ref: params.root } : { selector: params.root })
       : (document.body || document.documentElement);
-    const full = !!params.full;
+    const full = params.full;
     const out = snapshot(root, {
-      depth: params.depth == null ? 64 : Number(params.depth),
-      interactive: !!params.interactiveOnly,
-      maxChars: full ? 0 : Number(params.maxChars) || 12000,
-      boxes: !!params.boxes,
-      detailed: !!params.detailed,
+      depth: params.depth,
+      interactive: params.interactiveOnly,
+      maxChars: full ? 0 : params.maxChars,
+      boxes: params.boxes,
+      detailed: params.detailed,
     });
     refs.snapshots++;
     const snapshotId = 's' + refs.snapshots + '@' + DOC_TAG;
@@ -109,20 +109,33 @@ const COMMANDS = {
     lastFullTree = { id: snapshotId, text: tree };
     return Object.assign(head, sliceTree(snapshotId, tree, 0, ctx.maxResult));
   },
-  async find(params) {
-    const limit = Math.max(1, Math.min(Number(params.limit) || 20, 200));
+  async find(params, ctx) {
+    const limit = params.limit;
     const match = textMatcher({ text: params.text, regex: params.regex, exact: params.exact });
     const pool = params.selector ? new Set(deepQueryAll(String(params.selector))) : null;
     const fits = (/** @type {Element} */ el, /** @type {string} */ role) => (!params.role || role === params.role) && (!pool || pool.has(el));
+    // the whole text of what a name cannot say (a response body), shared up to the answer's cap
+    let budget = Math.max(2000, Math.floor((ctx.maxResult || 512000) / 2) - 4000);
     return withTextCache(() => {
-      // with text: the innermost elements whose name or rendered text matches; else every element that fits
-      const found = match ? textMatches(match, fits).filter((el) => !hidden(el))
+      // one element by ref; with text: the innermost elements whose name or rendered text matches; else every
+      // element that fits
+      const found = params.ref ? [refs.resolve(String(params.ref))]
+        : match ? textMatches(match, fits).filter((el) => !hidden(el))
         : deepElements(document.body || document.documentElement).filter((el) => !SKIP_TAGS.has(el.tagName) && fits(el, roleOf(el)) && !hidden(el));
       const hits = found.slice(0, limit).map((el) => {
         const role = roleOf(el);
-        const ctx = el.closest('form,dialog,section,article,li,tr,fieldset,nav,header,footer,[role=dialog]');
-        return { ref: refs.of(el), role: role || el.tagName.toLowerCase(), name: (role && nameOf(el, role)) || clip(elementText(el), 100),
-          context: ctx && ctx !== el ? clip(elementText(ctx), 80) : '' };
+        // words inside a sentence or a code line: the line they are in is their context
+        const ctx = inlineBox(el) ? lineOf(el) : el.closest('form,dialog,section,article,li,tr,fieldset,nav,header,footer,[role=dialog]');
+        const name = (role && nameOf(el, role)) || clip(elementText(el), 100);
+        /** @type {FindMatch} */
+        const hit = { ref: refs.of(el), role: role || el.tagName.toLowerCase(), name, context: ctx && ctx !== el ? clip(elementText(ctx), inlineBox(el) ? 200 : 80) : '' };
+        const whole = keepsSpaces(el) ? rawText(el).replace(INVISIBLE_CHARS, '').replace(/^\s*\n|\s+$/g, '') : elementText(el);
+        if (params.ref ? whole && whole !== name : whole.length > 100 && whole !== name) {
+          hit.text = whole.slice(0, Math.max(0, budget));
+          if (whole.length > budget) hit.cut = whole.length - Math.max(0, budget);
+          budget -= hit.text.length;
+        }
+        return hit;
       });
       return { matches: hits, total: found.length, more: found.length > hits.length };
     });
@@ -171,16 +184,15 @@ const COMMANDS = {
     return out;
   },
   async console(params) {
-    const since = Number(params.since) || 0;
-    const levels = params.level ? new Set(String(params.level).split(',')) : null;
-    const limit = Math.max(1, Math.min(Number(params.limit) || 100, 500));
+    const { since, limit } = params;
+    const levels = params.level ? new Set(params.level.split(',')) : null;
     const all = consoleLog.entries.filter((e) => e.seq > since && (!levels || levels.has(e.level)));
     const page = all.slice(0, limit).map((e) => (params.stack ? e : Object.assign({}, e, { stack: undefined })));
     return { entries: page, cursor: page.length ? page[page.length - 1].seq : Math.max(since, 0), more: all.length > page.length };
   },
   async wait(params, ctx) {
-    const timeoutMs = Math.max(0, Number(params.timeout) || 5) * 1000;
-    const state = String(params.state || 'visible');
+    const timeoutMs = params.timeout * 1000;
+    const state = params.state;
     if (params.networkIdle) {
       return waitFor(() => net.inflight === 0 && Date.now() - net.lastChange >= 500, timeoutMs, ctx.signal);
     }
@@ -210,7 +222,7 @@ const COMMANDS = {
     }, timeoutMs, ctx.signal);
   },
   async navigate(params) {
-    const action = String(params.action || 'goto');
+    const action = params.action;
     const url = params.url ? new URL(String(params.url), location.href).href : '';
     if (action === 'goto' && !url) throw new DbgError('bad_arguments', 'goto needs a url.');
     // Answer first, navigate a moment later: the bridge then waits for this tab to come back under its pageId, as a
@@ -230,17 +242,20 @@ const COMMANDS = {
       if (!e) throw new DbgError('no_match', 'No request ' + params.id + ' is kept (only the last ' + net.max + ' are). Call page_network without id.');
       return { request: e };
     }
-    const since = Number(params.since) || 0;
-    const limit = Math.max(1, Math.min(Number(params.limit) || 50, 300));
+    const { since, limit } = params;
     const filter = params.filter ? String(params.filter).toLowerCase() : '';
     const failed = !!params.failedOnly;
+    // a dev server's own traffic (HMR, /@vite/, source modules) is left out unless asked for, and counted
+    let hidden = 0;
+    const shown = (/** @type {Record<string, any>} */ e) => { if (params.devServer || !devServerNoise(e)) return true; hidden++; return false; };
     const pick = net.entries.filter((e) => e.id > since && (!filter || e.url.toLowerCase().includes(filter)) &&
-      (!failed || e.error || (e.status != null && e.status >= 400)));
+      (!failed || e.error || (e.status != null && e.status >= 400)) && shown(e));
     const rows = pick.slice(0, limit).map((e) => ({ id: e.id, kind: e.kind, method: e.method, url: clip(e.url, 300), status: e.status,
       ms: e.ms, size: e.responseSize, error: e.error, pending: e.ms == null || undefined }));
     /** @type {Record<string, any>} */
     const out = { requests: rows, cursor: rows.length ? rows[rows.length - 1].id : since, more: pick.length > rows.length, inflight: net.inflight };
-    if (params.resources) out.resources = net.resources().filter((r) => !filter || r.url.toLowerCase().includes(filter)).slice(0, limit);
+    if (params.resources) out.resources = net.resources().filter((r) => (!filter || r.url.toLowerCase().includes(filter)) && shown(r)).slice(0, limit);
+    if (hidden) out.devServerHidden = hidden;
     return out;
   },
   async source(params) {
@@ -259,7 +274,7 @@ const COMMANDS = {
       list.push(...deepQueryAll(String(params.selector)).slice(0, 50));
     }
     if (!list.length) throw new DbgError('no_match', 'Nothing to highlight: give refs or a selector that matches.');
-    overlay.show(list, String(params.label || ''), Number(params.durationMs) || 0);
+    overlay.show(list, params.label || '', params.durationMs);
     return { highlighted: list.map((el) => refs.of(el)) };
   },
   async ask(params, ctx) {
@@ -268,6 +283,10 @@ const COMMANDS = {
   },
   async notify(params) {
     return human.notify(/** @type {any} */ (params));
+  },
+  async record(params, ctx) {
+    if (ctx.role !== 'host') throw new DbgError('bad_target', 'A recording is of the whole tab: send record to its host frame.');
+    return params.on ? recorder.start(String(params.name || 'skill')) : recorder.stop();
   },
   async selection() {
     // the human's selection: in a text field it is the field's, not the document's

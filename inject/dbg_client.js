@@ -33,30 +33,8 @@ const EVENT_RETRY_FOR_MS = 600000;
 const EVENT_OUTBOX_MAX = 200;
 
 /**
- * Wire shapes; mirrored from bridge/protocol.py (PROTOCOL_VERSION 1).
- * @typedef {{frameId: string, parent: string|null, url: string, title: string, origin: string,
- *            crossOrigin: boolean, ready: boolean}} FrameInfo
- * @typedef {{v: number, instanceId: string|null, secret: string|null, reclaim: boolean, url: string,
- *            title: string, origin: string, port: number|null, attach: string, frames: FrameInfo[],
- *            complete: boolean, doc: string}} RegisterRequest
- * @typedef {{type: 'registered', v: number, instanceId: string, secret: string, ttl: number,
- *            heartbeat: number, maxResult: number, renamed: boolean}} RegisterReply
- * Generated from bridge/protocol.py COMMAND_TABLE by `python scripts/gen_docs.py`; do not edit.
- * @typedef {'eval' | 'ping' | 'frames' | 'location' | 'snapshot' | 'find' | 'act' | 'console' | 'wait' | 'navigate' | 'network' | 'source' | 'highlight' | 'ask' | 'notify' | 'screenshot' | 'selection' | 'tools' | 'tool_call'} CommandName
- * @typedef {{type: 'exec', requestId: string, frameId: string, command: CommandName,
- *            params: Record<string, any>, timeout: number}} ExecFrame
- * @typedef {{type: 'ping'}} PingFrame
- * @typedef {{type: 'ack', requestIds?: string[], eventIds?: string[]}} AckFrame
- * @typedef {{type: 'cancel', requestId: string, frameId: string, reason: string}} CancelFrame
- * @typedef {{code: string, message: string, stack?: string, size?: number}} ErrorInfo
- * @typedef {{type: 'result', requestId: string, ok: boolean, result?: any, error?: ErrorInfo}} ResultMsg
- * @typedef {{type: 'frames', frames: FrameInfo[], url?: string, title?: string, complete?: boolean}} FramesMsg
- * @typedef {{type: 'bye', to?: string}} ByeMsg
- * @typedef {{type: 'leaving', to?: string, stayed?: boolean}} LeavingMsg
- * @typedef {{type: 'tools', tools: WebTool[], total: number}} ToolsMsg
- * @typedef {{type: 'event', eventId?: string, kind: 'answer'|'message'|'element_selected'|'open_file',
- *            questionId?: string|null, text?: string, data?: Record<string, any>}} EventMsg
- * @typedef {ResultMsg | FramesMsg | ByeMsg | LeavingMsg | EventMsg | ToolsMsg} UpMessage
+ * The wire shapes (FrameInfo, RegisterRequest, ExecFrame, ResultMsg, …, CommandName) are generated from
+ * bridge/protocol.py into command_types.js (PROTOCOL_VERSION above); these are the client's own.
  * @typedef {{__dbg: 1, type: string, payload?: any, requestId?: string, _f?: string}} Envelope
  * @typedef {{frameId: string, role: 'host'|'frame', maxResult: number, signal?: AbortSignal}} CommandContext
  * @typedef {(params: Record<string, any>, ctx: CommandContext) => Promise<any>} Command

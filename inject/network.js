@@ -2,6 +2,31 @@
 // dbg-bridge page client, part: network capture: fetch, XHR, WebSocket, EventSource (+ resource timing). Shares one IIFE with the other parts (inject/__init__.py).
 
 const SECRET_HEADERS = /^(authorization|cookie|set-cookie|proxy-authorization|x-api-key|x-auth-token|x-csrf-token)$/i;
+/** Characters of a response body kept whole (an API answer the agent reads with page_network id). */
+const BODY_KEPT = 65536;
+/** A dev server's own traffic: Vite's client, optimised deps and file-system modules, webpack's hot updates and
+ * HMR channels (webpack-dev-server, Next.js, webpack-hot-middleware). */
+const DEV_PATHS = /\/@vite\/|\/@fs\/|\/@id\/|\/@react-refresh|\/node_modules\/\.vite\/|\/__vite_ping|\.hot-update\.(?:js|mjs|json)(?:[?#]|$)|\/__webpack_hmr|\/sockjs-node(?:\/|$)|\/_next\/webpack-hmr|\/webpack-dev-server|^wss?:\/\/[^/]+\/ws\/?$/;
+/** A source module a dev server compiles on request: a path a browser never loads raw (.jsx, .ts, .vue, …) or one
+ * a file with the query Vite adds (?t=<ms>, ?v=<hash>, ?import, ?html-proxy). */
+const SOURCE_MODULE = /\.(?:[mc]?tsx?|jsx|vue|svelte|scss|sass|less|styl)(?:[?#]|$)|\.\w+\?(?:[^#]*&)?(?:t=\d{10,}|v=[0-9a-f]{6,}|import|html-proxy|worker_file|direct)(?:[&=#]|$)/;
+
+/** Dev-server noise: HMR sockets and pings, the dev server's own modules, source modules, hot updates.
+ * @param {Record<string, any>} e an entry or a resource row */
+function devServerNoise(e) {
+  const url = String(e.url || '');
+  if (e.kind === 'websocket' && /vite-hmr|vite-ping/.test(String(e.protocol || ''))) return true;
+  const accept = e.requestHeaders && e.requestHeaders.accept;
+  if (accept && /text\/x-vite-ping/.test(accept)) return true;
+  let path = url;
+  try { const u = new URL(url, location.href); path = u.protocol.startsWith('ws') ? url : u.pathname + u.search; } catch (_) { /* as given */ }
+  return DEV_PATHS.test(path) || SOURCE_MODULE.test(path);
+}
+
+/** At most n characters of a body, whitespace as sent. @param {string} t @param {number} n */
+function keepBody(t, n) {
+  return t.length > n ? t.slice(0, n) + '…[' + (t.length - n) + ' more chars]' : t;
+}
 const net = {
   /** @type {Array<Record<string, any>>} */ entries: [],
   seq: 0,
@@ -47,8 +72,8 @@ const net = {
   /** @param {any} body */
   body(body) {
     if (body == null) return undefined;
-    if (typeof body === 'string') return clip(body, 4000);
-    if (body instanceof URLSearchParams) return clip(body.toString(), 4000);
+    if (typeof body === 'string') return keepBody(body, 4000);
+    if (body instanceof URLSearchParams) return keepBody(body.toString(), 4000);
     if (typeof FormData !== 'undefined' && body instanceof FormData) return '[FormData]';
     if (typeof Blob !== 'undefined' && body instanceof Blob) return '[Blob ' + body.size + ' bytes]';
     if (body instanceof ArrayBuffer || ArrayBuffer.isView(body)) return '[binary ' + body.byteLength + ' bytes]';
@@ -72,7 +97,7 @@ const net = {
           const size = Number(res.headers.get('content-length') || NaN);
           e.responseSize = Number.isFinite(size) ? size : undefined;
           if (/json|text|xml|javascript|x-www-form/.test(type) && !(size > 262144)) {
-            res.clone().text().then((t) => { e.responseBody = clip(t, 4000); e.responseSize = e.responseSize || t.length; }, () => {});
+            res.clone().text().then((t) => { e.responseBody = keepBody(t, BODY_KEPT); e.responseSize = e.responseSize || t.length; }, () => {});
           }
           self.end(e);
           return res;
@@ -104,7 +129,7 @@ const net = {
             e.ok = this.status >= 200 && this.status < 300;
             if (!this.status) e.error = 'network error or aborted';
             const t = this.responseType === '' || this.responseType === 'text' ? this.responseText : null;
-            if (t != null) { e.responseBody = clip(t, 4000); e.responseSize = t.length; }
+            if (t != null) { e.responseBody = keepBody(t, BODY_KEPT); e.responseSize = t.length; }
             self.end(e);
           });
         }
@@ -117,7 +142,8 @@ const net = {
         const ws = protocols === undefined ? new WS(url) : new WS(url, protocols);
         const href = String(url);
         if (!self.ours(href.replace(/^ws/, 'http'))) {
-          const e = self.start({ kind: 'websocket', method: 'GET', url: href, messagesIn: 0, messagesOut: 0 });
+          const e = self.start({ kind: 'websocket', method: 'GET', url: href, messagesIn: 0, messagesOut: 0,
+            protocol: protocols === undefined ? undefined : String(protocols) });
           ws.addEventListener('open', () => { e.status = 101; e.ok = true; });
           ws.addEventListener('message', () => { e.messagesIn++; });
           ws.addEventListener('close', (ev) => { e.closeCode = ev.code; self.end(e); });

@@ -99,6 +99,10 @@ function indexLabels() {
   return map;
 }
 
+/** Roles named from their content (ARIA 1.2 "name from: contents", plus label and listitem), whatever wrappers
+ * (presentation, none, generic divs and spans) sit between: a grid cell's text under role=presentation spans. */
+const NAME_FROM_CONTENT = /^(button|cell|checkbox|columnheader|gridcell|heading|link|menuitem|menuitemcheckbox|menuitemradio|option|radio|row|rowheader|sectionhead|switch|tab|tooltip|treeitem|label|listitem)$/;
+
 /** A simplified accessible name: aria-labelledby, aria-label, labels, alt/title/placeholder, then text. @param {Element} el @param {string} role */
 function nameOf(el, role) {
   const by = el.getAttribute('aria-labelledby');
@@ -118,7 +122,7 @@ function nameOf(el, role) {
   const alt = el.getAttribute('alt');
   if (alt) return clip(alt, 100);
   // name from content before title and placeholder, as the accessible-name computation does
-  if (/^(button|link|heading|option|tab|menuitem|cell|columnheader|label|listitem|treeitem|switch|checkbox|radio)$/.test(role)) {
+  if (NAME_FROM_CONTENT.test(role)) {
     const content = clip(elementText(el), 100);
     if (content) return content;
   }
@@ -171,13 +175,6 @@ function statesOf(el, role) {
   return out;
 }
 
-/** Direct text of an element (not of its children; a slot's assigned text included), for context lines. @param {Element} el @param {number} [max] */
-function ownText(el, max = 120) {
-  let t = '';
-  const kids = flatChildren(el);
-  for (let i = 0; i < kids.length; i++) if (kids[i].nodeType === 3) t += kids[i].textContent;
-  return clip(t, max);
-}
 
 const FORM_CONTROL = /^(INPUT|SELECT|TEXTAREA)$/;
 /** What a click on text lands on: the control or link around the matched text. */

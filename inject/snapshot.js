@@ -7,7 +7,9 @@
  * The page's one header, main part and footer are among them (navigation and complementary, which tell a menu's
  * links from the content's, stay). */
 const WRAPPER_ROLES = new Set(['list', 'table', 'group', 'region', 'paragraph', 'cell', 'columnheader', 'form', 'label',
-  'banner', 'main', 'contentinfo']);
+  'banner', 'main', 'contentinfo', 'rowgroup']);
+/** Inside a named element, what still gets lines of its own (presentation and none wrappers do not). */
+const INNER_ROLES = 'input,select,textarea,button,a[href],[role]:not([role=presentation]):not([role=none])';
 /** Characters of running text per line in the lean default (the whole text: detailed, page_find, page_exec). */
 const LEAN_TEXT = 72;
 /** ... and of what a clickable element without a role says (its ref is what counts). */
@@ -36,6 +38,18 @@ function emptyControl(el) {
   return deepElements(el).every(empty);
 }
 
+/** Something a person types into, whatever its size: a code editor's 0-px textarea or EditContext host is the one
+ * element to click to type into it. @param {Element} el */
+function editable(el) {
+  return /^(TEXTAREA|INPUT|SELECT)$/.test(el.tagName) || /** @type {HTMLElement} */ (el).isContentEditable ||
+    !!(/** @type {any} */ (el).editContext) || /^(textbox|searchbox|combobox)$/.test(el.getAttribute('role') || '');
+}
+
+/** Inside an editor or code (text whose lines may repeat: two lines of `}`). @param {Element} el */
+function inEditor(el) {
+  return /** @type {HTMLElement} */ (el).isContentEditable || !!el.closest('[role=textbox],pre,code') || keepsSpaces(el);
+}
+
 /** The elements below el (shadow trees included) an agent could act on. @param {Element} el */
 function actionsInside(el) {
   return deepElements(el).filter((e) => e !== el && e.matches(ACTION_SELECTOR));
@@ -48,18 +62,16 @@ function foldableRow(row) {
   return below.filter((e) => e !== row && e.matches(ACTION_SELECTOR)).length <= 4 && elementText(row).length <= 400;
 }
 
-/** A table cell in a one-line row: its text, and each control in it as `role "name" [states] [ref=e4]`. @param {Element} cell */
+/** A table cell in a one-line row: its content in reading order, each control in it in place as
+ * `role "name" [states] [ref=e4]`; a cell that is itself a control (a grid's focusable cell) carries its ref.
+ * @param {Element} cell */
 function rowCell(cell) {
-  const controls = actionsInside(cell).filter((a) => !hidden(a) && !actionsInside(a).some((b) => b !== a));
-  if (cell.matches(ACTION_SELECTOR)) controls.unshift(cell);
-  if (!controls.length) return clip(elementText(cell), 60);
-  const words = normText(Array.from(flatChildren(cell)).filter((n) => n.nodeType === 3 || (n.nodeType === 1 && !controls.some((c) => deepContains(n, c)))).map((n) => n.nodeType === 3 ? n.nodeValue || '' : rawText(/** @type {Element} */ (n))).join(' '));
-  const parts = controls.map((c) => {
-    const role = roleOf(c), name = role ? nameOf(c, role) : clip(elementText(c), 40);
-    const st = leanStates(c, role);
-    return (role || 'clickable') + (name ? ' ' + JSON.stringify(name) : '') + (st.length ? ' [' + st.join(', ') + ']' : '') + ' [ref=' + refs.of(c).split('@')[0] + ']';
-  });
-  return (words ? clip(words, 40) + ' ' : '') + parts.join(' ');
+  const self = cell.matches(ACTION_SELECTOR);
+  const run = flatRun(cell, true);
+  const inner = run.parts.some((p) => typeof p !== 'string');
+  if (self && !inner) return controlToken(cell, true);
+  const text = runLines(run, cell, 60, true).lines.join(' ');
+  return self ? (text ? text + ' ' : '') + '[ref=' + refs.of(cell).split('@')[0] + ']' : text;
 }
 
 /** States in the lean default: no heading level, no `collapsed` (an `expanded` control says so). @param {Element} el @param {string} role */
@@ -108,18 +120,37 @@ function snapshotWalk(root, opt) {
   const walk = (el, level, said) => {
     if (SKIP_TAGS.has(el.tagName) || hidden(el)) return;
     const role = roleOf(el);
-    const name = role ? nameOf(el, role) : '';
-    let text = ownText(el, lean ? LEAN_TEXT : 120);
-    // ", , ," between inline links says nothing; neither do the words of a button its name already says
-    if (lean && (!/[\p{L}\p{N}]/u.test(text) || (said && said.includes(text)) ||
-        (!role && lastSaid.includes(text.replace(/…$/, '').toLowerCase())))) text = ''; // nor a line that repeats the one before
+    // a row's name is its cells' text: in the lean default its cells say it
+    let name = role && !(lean && role === 'row' && !el.hasAttribute('aria-label')) ? nameOf(el, role) : '';
+    const max = lean ? LEAN_TEXT : 120;
+    // its content in reading order: a single run of inline content is this element's text (inline elements inside
+    // their sentence, inline controls in place); runs between block children are text lines of their own
+    const segs = opt.interactive ? null : segments(el, lean);
+    /** @type {Segment|null} */
+    let own = null;
+    let text = '';
+    if (segs && segs.length === 1 && !('block' in segs[0])) {
+      const r = runLines(segs[0], el, max, lean);
+      if (r.lines.length === 1 && r.plain && !(r.controls && onlyNamesControls(r))) {
+        own = segs[0];
+        text = r.lines[0];
+        // a name that only repeats the words around the controls: the line says it, refs in place
+        if (r.controls && name && r.spoken.startsWith(name.replace(/…$/, ''))) name = '';
+        // ", , ," between blocks says nothing; neither do the words of a button its name already says, nor a line
+        // that repeats the one before (not in an editor: a code line of `}` twice is two lines)
+        if (!r.controls && (saysNothing(r.plain) || (said && said.includes(text)) ||
+            (lean && !role && lastSaid.includes(text.replace(/…$/, '').toLowerCase()) && !inEditor(el)))) text = '';
+        // a name cut from this same text: the text says it (and how to read the rest)
+        if (name.endsWith('…') && text.startsWith(name.slice(0, Math.min(40, name.length - 1)))) name = '';
+      }
+    }
     const forControl = role === 'label' && !!(/** @type {HTMLLabelElement} */ (el).control); // its control shows the name
     // a clickable element without a role counts when nothing inside it is a control (else the controls speak)
     const actionable = INTERACTIVE.has(role) || role === 'label' || role === 'iframe' ||
       (lean && !role && clickable(el) && !actionsInside(el).length);
     // a clickable element without a role (a div with tabindex or a click cursor) reads as its whole text
-    if (lean && actionable && !role) text = clip(elementText(el), LEAN_NAME);
-    if (lean && actionable && emptyControl(el)) return;
+    if (lean && actionable && !role) text = cutText(elementText(el), LEAN_NAME, el);
+    if (lean && actionable && !editable(el) && emptyControl(el)) return;
     let show = opt.interactive ? INTERACTIVE.has(role) : !forControl && (!!role || !!text);
     if (lean && show && level <= opt.depth) {
       if (role === 'row' && foldableRow(el)) { // one line: each cell's text, its controls inline with their refs
@@ -158,10 +189,28 @@ function snapshotWalk(root, opt) {
       lastSaid = (name + ' ' + text).toLowerCase();
       if (lean && actionable && !role) return; // its text is on its line
       next = level + 1;
-      if (role && name && /^(button|link|heading|option|tab|menuitem|cell|columnheader|listitem)$/.test(role) && !el.querySelector('input,select,textarea,button,a[href],[role]')) return;
+      if (role && name && /^(button|link|heading|option|tab|menuitem|cell|gridcell|rowheader|columnheader|listitem|treeitem)$/.test(role) && !el.querySelector(INNER_ROLES)) return;
     }
     if (next > opt.depth + 1) return;
-    for (const k of flatElementChildren(el)) walk(k, next, says); // slotted nodes at their slot
+    if (!segs) { for (const k of flatElementChildren(el)) walk(k, next, says); return; } // slotted nodes at their slot
+    for (const seg of segs) {
+      if ('block' in seg) walk(seg.block, next, says);
+      else if (seg === own && !forControl) continue; // on this element's line
+      else if (forControl || !runText(seg, el, next)) for (const p of seg.parts) if (typeof p !== 'string') walk(p, next, says);
+    }
+  };
+  /** A run between blocks as text lines (its controls in place); false when it is only controls (they get lines of
+   * their own). @param {Run} seg @param {Element} owner @param {number} level */
+  const runText = (seg, owner, level) => {
+    const r = runLines(seg, owner, lean ? LEAN_TEXT : 120, lean);
+    if (!r.plain || saysNothing(r.plain) || (r.controls && onlyNamesControls(r))) return !r.controls;
+    if (level > opt.depth) return true;
+    for (const l of r.lines) {
+      emit('  '.repeat(level) + '- text: ' + l);
+      if (lean && !r.controls) lastText = { said: l.toLowerCase(), level, kept: !truncated };
+      lastSaid = l.toLowerCase();
+    }
+    return true;
   };
   walk(root, 0, '');
   if (truncated) {

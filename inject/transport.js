@@ -38,6 +38,9 @@ class BridgeClient {
     /** @type {WebSocket|null} */ this.ws = null;
     /** @type {EventSource|null} */ this.es = null;
     this.postBase = base;
+    /** Where the page channel may be reached, tried in turn when this one cannot be: a team bridge's replicas (the
+     * register answer lists them), else just `base`. */
+    this.bases = [base];
     this.attempt = 0;
     /** When the WebSocket last failed to open (0: never). SSE is used until WS_RETRY_MS later, then WS is tried again. */
     this.wsFailedAt = 0;
@@ -79,8 +82,10 @@ class BridgeClient {
     const gen = ++this.gen;
     this.state = 'connecting';
     for (;;) {
+      let registered = false;
       try {
         await this.register();
+        registered = true;
         if (gen !== this.gen) return;
         const wsRested = Date.now() - this.wsFailedAt > WS_RETRY_MS;
         const useWs = this.opts.channel === 'ws' || (this.opts.channel === 'auto' && wsRested && typeof WebSocket !== 'undefined');
@@ -93,9 +98,17 @@ class BridgeClient {
         }
       } catch (_) { /* bridge not up yet: retry below */ }
       if (gen !== this.gen || this.stopped()) return;
+      if (!registered) this.nextBase(); // this replica is gone (or refuses): the next one claims the same pageId
       this.attempt++;
       await delay(Math.min(2000, 100 * Math.pow(2, Math.min(this.attempt, 5))));
     }
+  }
+
+  /** Move to the next page-channel URL the bridge listed (a team bridge's replica that is still up). */
+  nextBase() {
+    if (this.bases.length < 2) return;
+    this.base = this.bases[(this.bases.indexOf(this.base) + 1) % this.bases.length];
+    this.postBase = this.base;
   }
 
   async register() {
@@ -130,6 +143,7 @@ class BridgeClient {
     this.id = { instanceId: reply.instanceId, secret: reply.secret };
     this.reclaim = true; // from now on this id is ours: reconnects claim it back
     this.maxResult = reply.maxResult;
+    if (reply.replicas && reply.replicas.length) this.bases = Array.from(new Set([this.base, ...reply.replicas]));
     try { sessionStorage.setItem(STORAGE_KEY, JSON.stringify(this.id)); } catch (_) { /* storage off */ }
   }
 

@@ -25,7 +25,7 @@ DESKTOP_PKGS="redis-server xvfb openbox x11-utils xdotool at-spi2-core dbus gir1
   libgirepository1.0-dev libcairo2-dev pkg-config gcc python3-dev python3-tk tesseract-ocr \
   x11-xserver-utils gnome-calculator qt6ct galculator \
   firefox-esr gir1.2-webkit-6.0 gir1.2-gtk-4.0 \
-  sway grim wtype haproxy gnome-text-editor"
+  sway grim wtype qt6-wayland python3-gi haproxy gnome-text-editor"
 missing=""
 for pkg in $DESKTOP_PKGS; do
   dpkg-query -W -f='${db:Status-Status}' "$pkg" 2>/dev/null | grep -qx installed || missing="$missing $pkg"

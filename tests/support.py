@@ -59,6 +59,17 @@ def stop_group(proc: subprocess.Popen[bytes]) -> None:
         proc.wait()
 
 
+def stop_child(proc: subprocess.Popen[bytes]) -> None:
+    """Terminate a child (kill it if it will not go) and reap it."""
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(5)
+
+
 def wait_until(predicate: Callable[[], Any], timeout: float = 10.0, interval: float = 0.02, what: str = "condition") -> Any:
     """Poll `predicate` until it returns something truthy; fail after `timeout` seconds (every wait is bounded)."""
     deadline = time.monotonic() + timeout
@@ -330,11 +341,47 @@ class RedisServer:
 
     def stop(self) -> None:
         if self.proc is not None:
-            if self.proc.poll() is None:
-                self.proc.terminate()
-                try:
-                    self.proc.wait(10)
-                except subprocess.TimeoutExpired:
-                    self.proc.kill()
-                    self.proc.wait(5)
+            stop_child(self.proc)
+            self.proc = None
+
+
+class LoadBalancer:
+    """Debian's HAProxy on a free loopback port in front of `servers` (host:port), WebSocket included: a server
+    that stops answering is taken out within ~0.5 s (TCP checks), and a client keeps to one server while it lives
+    (a page's channel is held by the replica it registered with). A child we wait() on."""
+
+    def __init__(self, config_dir: Path, port: int | None = None) -> None:
+        self.port = port or free_port()
+        self.config = config_dir / "haproxy.cfg"
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self, servers: list[str]) -> LoadBalancer:
+        lines = ["global", "  maxconn 512", "defaults", "  mode http", "  timeout connect 1s", "  timeout client 60s",
+                 "  timeout server 60s", "  timeout tunnel 1h", "  option redispatch", "  retries 3",
+                 "frontend pages", f"  bind 127.0.0.1:{self.port}", "  default_backend replicas",
+                 "backend replicas", "  balance source", "  hash-type consistent",
+                 *(f"  server r{i} {s} check inter 200ms fall 1 rise 2" for i, s in enumerate(servers))]
+        self.config.write_text("\n".join(lines) + "\n")
+        self.proc = subprocess.Popen(["haproxy", "-db", "-f", str(self.config)], stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.STDOUT)
+        wait_until(lambda: self._listening() or self.proc.poll() is not None, 10, what="haproxy start")
+        if self.proc.poll() is not None:
+            raise RuntimeError(f"haproxy exited with {self.proc.returncode} (is the haproxy package installed? "
+                               "./scripts/test.sh installs it)")
+        return self
+
+    def _listening(self) -> bool:
+        try:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
+                return True
+        except OSError:
+            return False
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            stop_child(self.proc)
             self.proc = None

@@ -58,7 +58,7 @@ class Cluster:
         #: Rows of remote pages in the registry's own format (its page_rows over the mirror's dict).
         self.view = Registry(d.settings.page_ttl)
         self.view.instances = self.mirror.instances  # type: ignore[assignment]
-        self.liveness = Liveness(self.bus, self.rid, d.settings.base_url(), d.settings.page_ttl,
+        self.liveness = Liveness(self.bus, self.rid, d.settings.page_channel_url(), d.settings.page_ttl,
                                  self._local_live_ids, self.mirror.owners, self._owner_died)
         self.inbox = InboxSync(self.bus, d.inbox)
         self.questions = QuestionSync(self.bus, d, self.rid)
@@ -314,6 +314,10 @@ class Cluster:
         for iid, inst in list(self.mirror.instances.items()):
             if iid not in seen and inst.updated <= read_at:
                 self.mirror.drop(iid)
+
+    async def replica_urls(self) -> list[str]:
+        """The live replicas' page-channel URLs, this one's first (what a register answer lists)."""
+        return await self.liveness.urls()
 
     async def page_rows(self) -> list[dict[str, Any]]:
         """page_list across the cluster: this replica's pages as today, every other one read from Redis."""

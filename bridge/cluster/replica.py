@@ -27,6 +27,27 @@ class Liveness:
         #: When Redis last came back: owners are only declared dead after a full replica TTL of being reachable
         #: (a restarted Redis has no keys until each replica's next beat).
         self.up_since = time.monotonic()
+        #: The live replicas' page-channel URLs as last read, and when (read at most once a beat).
+        self._urls: tuple[float, list[str]] = (0.0, [base])
+
+    async def urls(self) -> list[str]:
+        """Every live replica's page-channel URL, this replica's first; only this one's while Redis is away."""
+        read_at, urls = self._urls
+        if time.monotonic() - read_at < BEAT:
+            return urls
+        found = [self.base]
+        try:
+            names = [k async for k in self.bus.redis.scan_iter(match=keys.replica_key("*"), count=500)]
+            values = await self.bus.redis.mget(names) if names else []
+        except DOWN as exc:
+            self.bus.went_down(exc)
+            values = []
+        for v in values:
+            url = v.decode() if isinstance(v, bytes) else v
+            if url and url not in found:
+                found.append(url)
+        self._urls = (time.monotonic(), found)
+        return found
 
     async def beat_once(self) -> None:
         await self.bus.redis.set(keys.replica_key(self.rid), self.base, px=REPLICA_TTL_MS)

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import os
 import shutil
 import sys
+from collections.abc import Mapping
 from typing import Any
 
 from bridge.desktop.backend import (  # the interface (no platform imports)
@@ -22,17 +24,22 @@ __all__ = ["BACKENDS", "DesktopBackend", "Shot", "auto_backend", "load_backend",
 BACKENDS: dict[str, str] = {
     "auto": "",  # chosen from the platform by auto_backend()
     "x11": "bridge.desktop.x11:X11Backend",
+    "wayland": "bridge.desktop.wayland.backend:WaylandBackend",  # wlroots compositors that speak sway's IPC
     "macos": "bridge.desktop.unavailable:MacOSBackend",
     "windows": "bridge.desktop.unavailable:WindowsBackend",
 }
 
 
-def auto_backend(platform: str | None = None) -> str:
+def auto_backend(platform: str | None = None, env: Mapping[str, str] | None = None) -> str:
+    """By platform; on Linux, wayland inside a sway session (WAYLAND_DISPLAY and SWAYSOCK set), else x11."""
     platform = platform or sys.platform
+    env = os.environ if env is None else env
     if platform == "darwin":
         return "macos"
     if platform.startswith("win") or platform == "cygwin":
         return "windows"
+    if env.get("WAYLAND_DISPLAY") and env.get("SWAYSOCK"):
+        return "wayland"
     return "x11"
 
 
@@ -64,10 +71,17 @@ def why_unavailable(settings: Any) -> str | None:  # not `unavailable`: the subm
     """Why the desktop_* tools cannot work here (so they are not registered), or None when the backend loads.
     `dbg-bridge doctor` prints this reason and the fix."""
     if not settings.desktop_enabled:
-        return "turned off (desktop_enabled=false)"
+        return ("off (the default): turn it on with `dbg-bridge serve --desktop-enabled`, DBG_DESKTOP_ENABLED=1 or "
+                "desktop_enabled = true in config.toml")
     name = auto_backend() if settings.desktop_backend == "auto" else settings.desktop_backend
+    if name == "wayland":
+        from bridge.desktop.wayland.session import APT_HINT, PROGRAMS
+
+        needed = [p for p in PROGRAMS if settings.desktop_display == "private" or p not in ("sway", "dbus-daemon")]
+        absent = [p for p in needed if shutil.which(p) is None]
+        return f"programs for the Wayland backend missing: {', '.join(absent)} ({APT_HINT})" if absent else None
     if name != "x11":
-        return f"no {name} backend yet (X11 only)"
+        return f"no {name} backend yet (X11 and Wayland/wlroots only)"
     missing = [pkg for module, pkg in X11_MODULES.items() if importlib.util.find_spec(module) is None]
     if missing:
         return f"Python packages missing: {', '.join(missing)} (pip install 'dbg-bridge[desktop]')"

@@ -7,7 +7,6 @@ Runs on the desktop worker thread (every function takes the backend first).
 from __future__ import annotations
 
 import re
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -332,42 +331,16 @@ def focus_target(b: Any, loc: Located) -> str:
 
 
 def type_text(b: Any, t: Target, text: str, *, replace: bool = False, method: str = "auto") -> dict[str, Any]:
+    """Type into the target and read it back (bridge/desktop/typing.py): not_typed when the field does not hold it."""
+    from bridge.desktop import typing as typing_
+
     loc = locate(b, t, required=False)
     assert loc is not None
-    if method == "accessibility":
-        if loc.node is None:
-            raise DesktopError("method='accessibility' sets the text of an element: give a ref or selector.",
-                               code="bad_arguments")
-        current = "" if replace else (b.element(loc.node["ref"]).get("value") or "")
-        if not b.element_set_text(loc.node["ref"], current + text):
-            raise DesktopError("The element's text cannot be set through accessibility (not editable text). Use "
-                               "method='keyboard'.", code="action_failed")
-        out = {**loc.answer(), "input": "action", "typed": len(text)}
-    else:
-        focus = focus_target(b, loc)
-        if replace:
-            b.chord(["ctrl", "a"])
-        b.type_text(text)
-        out = {**loc.answer(), "input": "keyboard", "focus": focus, "typed": len(text)}
-    if loc.node is not None and loc.node.get("role") in ("text", "entry") and "value" in loc.node:
-        out["value"], out["verified"] = _read_back(b, loc.node["ref"], text)
-    return out
-
-
-def _read_back(b: Any, ref: str, text: str, timeout: float = 2.0) -> tuple[Any, bool]:
-    """The field's value once it shows the typed text (bounded poll; apps apply key events asynchronously)."""
-    deadline = time.monotonic() + timeout
-    value: Any = None
-    while True:
-        try:
-            value = b.element(ref).get("value")
-        except DesktopError:
-            return None, False
-        if isinstance(value, str) and text in value:
-            return value, True
-        if time.monotonic() > deadline:
-            return value, False
-        time.sleep(0.005)
+    if method == "accessibility" and loc.node is None:
+        raise DesktopError("method='accessibility' sets the text of an element: give a ref or selector.",
+                           code="bad_arguments")
+    got = typing_.type_into(b, loc.node, lambda: focus_target(b, loc), text, replace=replace, method=method)
+    return {**loc.answer(), **got}
 
 
 def press(b: Any, t: Target, keys: list[str], repeat: int = 1) -> dict[str, Any]:

@@ -72,8 +72,9 @@ class App:
 class Apps:
     """The launched apps of one desktop session."""
 
-    def __init__(self, env: dict[str, str], log_dir: str | None) -> None:
+    def __init__(self, env: dict[str, str], log_dir: str | None, user: tuple[int, int] | None = None) -> None:
         self.env = env
+        self.user = user  # (uid, gid) the apps run as (None: the bridge's own)
         self.log_dir = log_dir
         self.apps: dict[int, App] = {}
 
@@ -82,7 +83,7 @@ class Apps:
         log = os.path.join(self.log_dir, f"app-{len(self.apps)}-{os.path.basename(real)}.log") if self.log_dir \
             else None
         try:
-            proc = children.spawn([real, *argv[1:]], env=self.env, log=log, cwd=cwd)
+            proc = children.spawn([real, *argv[1:]], env=self.env, log=log, cwd=cwd, user=self.user)
         except OSError as exc:
             raise DesktopError(f"Could not start {argv[0]!r}: {exc.strerror}.", code="launch_failed") from exc
         app = App(argv=list(argv), proc=proc, log=log)

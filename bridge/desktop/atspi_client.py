@@ -20,9 +20,14 @@ INSTALL = ("Accessibility needs PyGObject and AT-SPI: pip install 'dbg-bridge[de
 
 
 class AtspiClient:
-    def __init__(self, env: dict[str, str], log: str | None) -> None:
-        root = str(Path(__file__).resolve().parents[2])
+    def __init__(self, env: dict[str, str], log: str | None, *, python: str = sys.executable,
+                 root: str | None = None, user: tuple[int, int] | None = None) -> None:
+        """`python`, `root` (where `bridge` is imported from) and `user` (uid, gid) run the helper as another user
+        (AT-SPI apps that listen peer to peer let only their own user in)."""
+        root = root or str(Path(__file__).resolve().parents[2])
         self.env = {**env, "PYTHONPATH": os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)}
+        self.python = python
+        self.user = user
         self.log = log
         self.proc: subprocess.Popen[bytes] | None = None
         self._n = 0
@@ -36,9 +41,11 @@ class AtspiClient:
             return
         out = open(self.log, "ab") if self.log else subprocess.DEVNULL  # noqa: SIM115
         try:
-            self.proc = subprocess.Popen([sys.executable, "-m", "bridge.desktop.atspi_host"], env=self.env,
+            who: dict[str, Any] = {"user": self.user[0], "group": self.user[1], "extra_groups": []} if self.user else {}
+            self.proc = subprocess.Popen([self.python, "-m", "bridge.desktop.atspi_host"], env=self.env,
                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=out,
-                                         preexec_fn=children._die_with_parent, close_fds=True)  # noqa: PLW1509 - one prctl
+                                         preexec_fn=children._die_with_parent, close_fds=True,  # noqa: PLW1509
+                                         **who)
         finally:
             if self.log:
                 out.close()  # type: ignore[union-attr]

@@ -87,6 +87,11 @@ class DesktopBackend(Protocol):
         """Toggle 'the bridge's own input' in a running capture (called before and after a tool acts), so a
         recording keeps only the human's input."""
 
+    def watch_hands(self, on_human: Callable[[str], None]) -> None:
+        """Watch the display for input the bridge did not send (the human's) and call on_human('pointer' | 'button'
+        | 'key') for it, from a thread of its own, until stop(). The bridge's own input is what mark_tool_input
+        brackets."""
+
     def window_at(self, x: int, y: int) -> dict[str, Any] | None:
         """The topmost visible window whose frame holds the point."""
 

@@ -32,13 +32,15 @@ def _die_with_parent() -> None:  # runs in the child between fork and exec: keep
 
 
 def spawn(argv: list[str], *, env: dict[str, str], log: str | None = None, pass_fds: Iterable[int] = (),
-          cwd: str | None = None) -> subprocess.Popen[bytes]:
-    """Start argv (never through a shell) as our child; it gets SIGTERM if the spawning thread dies first."""
+          cwd: str | None = None, user: tuple[int, int] | None = None) -> subprocess.Popen[bytes]:
+    """Start argv (never through a shell) as our child; it gets SIGTERM if the spawning thread dies first. `user`
+    (uid, gid) runs it as that user (a root bridge's private Wayland desktop: sway refuses root)."""
+    who: dict[str, object] = {"user": user[0], "group": user[1], "extra_groups": []} if user else {}
     out = open(log, "ab") if log else subprocess.DEVNULL  # noqa: SIM115 - the child keeps its own copy
     try:
         return subprocess.Popen(argv, env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
                                 pass_fds=tuple(pass_fds), preexec_fn=_die_with_parent,  # noqa: PLW1509 - one prctl
-                                close_fds=True)
+                                close_fds=True, **who)  # type: ignore[call-overload]
     finally:
         if log:
             out.close()  # type: ignore[union-attr]

@@ -99,4 +99,4 @@ def read(png: bytes, origin: tuple[int, int], min_conf: float = 30.0, max_words:
     ordered = [ln for row in rows for ln in sorted(row, key=lambda ln: ln["bounds"]["x"])]
     return {"text": "\n".join(" ".join(ln["text"] for ln in sorted(row, key=lambda ln: ln["bounds"]["x"]))
                                for row in rows),
-            "lines": ordered, "words": sum(len(ln["words"]) for ln in ordered), "truncated": truncated}
+            "lines": ordered, "wordCount": sum(len(ln["words"]) for ln in ordered), "truncated": truncated}

@@ -15,6 +15,7 @@ from concurrent.futures import Future
 from typing import Any, TypeVar
 
 from bridge.desktop import auto_backend, load_backend
+from bridge.desktop.control import Control
 from bridge.desktop.errors import DesktopError
 
 T = TypeVar("T")
@@ -62,8 +63,10 @@ class Worker:
 class Desktop:
     """Lazily started backend + worker thread + consent state, for one bridge (one Dispatcher)."""
 
-    def __init__(self, settings: Any) -> None:
+    def __init__(self, settings: Any, on_control: Callable[[dict[str, Any]], None] | None = None) -> None:
         self.settings = settings
+        #: Who has the desktop (attached displays: the human's input takes it); `on_control` hears each change.
+        self.control = Control(settings.desktop_handback_idle, on_control or (lambda state: None))
         self.backend_name = settings.desktop_backend
         if self.backend_name == "auto":
             self.backend_name = auto_backend()
@@ -89,7 +92,9 @@ class Desktop:
         return self.consent
 
     def require_input(self, what: str) -> None:
-        """Refuse input on the human's own display until they grant consent."""
+        """Refuse input on the human's own display until they grant consent, and while they have it in hand."""
+        if self.attached:
+            self.control.require_agent(what, f"{self.settings.base_url()}/#desktop")
         if not self.input_allowed:
             raise DesktopError(
                 f"{what} is refused: the bridge is attached to the display {self.settings.desktop_display}, which a "
@@ -108,6 +113,13 @@ class Desktop:
         if not granted and self.attached and rec is not None and rec.active_now:
             threading.Thread(target=rec.end, args=("consent_ended",), daemon=True).start()
 
+    def control_state(self) -> dict[str, Any]:
+        """Who has the desktop (desktop_status, the cockpit)."""
+        if not self.attached:
+            return {"holder": "agent", "reason": "a private desktop is always the agent's"}
+        self.control.current()
+        return self.control.state()
+
     def consent_state(self) -> dict[str, Any]:
         allowed = self.input_allowed
         return {"granted": allowed, "until": round(self.consent_until, 3) if allowed and self.consent_until else None}
@@ -123,6 +135,8 @@ class Desktop:
         cls = load_backend(self.backend_name)
         b = cls(self.settings)
         b.start()
+        if self.attached:
+            b.watch_hands(self.control.human_input)
         self.backend = b
         self.sessions += 1
         return b
@@ -133,7 +147,8 @@ class Desktop:
         def call() -> T:
             b = self._ensure()
             rec = self.recording
-            if not acting or rec is None or not rec.active_now:
+            # the bridge's own input is bracketed for a recording and for the watcher of the human's hands
+            if not acting or (not self.attached and (rec is None or not rec.active_now)):
                 return fn(b)
             b.mark_tool_input()
             try:

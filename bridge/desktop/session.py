@@ -87,7 +87,7 @@ class Session:
         their environment), openbox, the bus, then Xvfb; reap them all."""
         if self.private:
             marker = f"{MARKER}={self.env.get(MARKER, '-')}"
-            order = [self.procs[n] for n in ("openbox", "dbus", "xvfb") if n in self.procs]
+            order = list(reversed(self.procs.values()))  # the reverse of their start: openbox, the bus, Xvfb
             owned = {p.pid for p in order}
             children.stop_tree(order, extra=[p for p in children.marked(marker) if p not in owned])
         self.procs.clear()

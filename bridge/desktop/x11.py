@@ -38,6 +38,8 @@ class X11Backend:
         self._a11y: Any = None
         self._apps: Apps | None = None
         self._capture: Any = None
+        self._hands: Any = None  # the watcher of the human's input (attached displays)
+        self._acting = False  # inside the bracket around the bridge's own input
         self._temp: list[str] = []
 
     # ---- lifecycle ---------------------------------------------------------------------------
@@ -101,6 +103,9 @@ class X11Backend:
 
     def stop(self) -> None:
         self.record_stop()
+        hands, self._hands = self._hands, None
+        if hands is not None:
+            hands.stop()
         for path in self._temp:
             shutil.rmtree(path, ignore_errors=True)
         self._temp.clear()
@@ -200,10 +205,24 @@ class X11Backend:
             capture.stop()
 
     def mark_tool_input(self) -> None:
+        self._acting = not self._acting
         if self._capture is not None:
             from bridge.desktop.x11_record import mark
 
             mark(self.d)
+        if self._hands is not None:
+            from bridge.desktop.x11_hands import bracket
+
+            bracket(self.d, self._acting)
+
+    def watch_hands(self, on_human: Callable[[str], None]) -> None:
+        from bridge.desktop.x11_hands import Hands
+
+        assert self.session is not None
+        with self._display_env():
+            hands = Hands(self.session.display, on_human)
+        hands.start()
+        self._hands = hands
 
     def window_at(self, x: int, y: int) -> dict[str, Any] | None:
         return self.win.top_at(x, y)

@@ -3,17 +3,22 @@
 from __future__ import annotations
 
 import json
+from contextvars import ContextVar
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
-from pydantic import ValidationError
+from pydantic import BaseModel
 
 from bridge import errors
 from bridge.dispatch import Dispatcher, Target
 from bridge.human.questions import ask, dismiss
-from bridge.protocol import COMMAND_TABLE, explain
+from bridge.page_commands import COMMAND_TABLE, parse_params, to_wire
 
 CONSENT_ONCE, CONSENT_ORIGIN, CONSENT_DENY = "Allow once", "Allow on this origin", "Deny"
+
+#: Consent classes the call being handled needs no prompt for: a run's `--allow` (bridge/agent/toolbox.py sets it
+#: around each of the run's calls; nothing else does). Each such decision is audited as "allowed by run".
+PREAPPROVED: ContextVar[frozenset[str]] = ContextVar("dbg_preapproved", default=frozenset())
 
 #: What each consent class asks the human, and what a denial tells the agent to do instead.
 CONSENT_TEXT = {
@@ -62,6 +67,9 @@ async def require_consent(d: Dispatcher, target: Target, kind: str, detail: str)
     origin = page_origin(target)
     if (kind, origin) in d.approved_origins:
         return
+    if kind in PREAPPROVED.get():
+        d.audit.human("consent", target.page_id, action=kind, origin=origin, decision="allowed by run")
+        return
     question, instead = CONSENT_TEXT[kind]
     preview = detail if len(detail) <= 600 else detail[:600] + "…"
     q, answered = await ask(d, target, "consent", question.format(page=target.page_id, origin=origin),
@@ -94,15 +102,6 @@ def require_enabled(d: Dispatcher, command: str) -> None:
             code="tool_disabled")
 
 
-def checked_params(command: str, params: dict[str, Any]) -> dict[str, Any]:
-    """`params` as the command's params model reads them, or a bad_arguments error saying what is wrong."""
-    try:
-        return COMMAND_TABLE[command].params.model_validate(params).model_dump(exclude_unset=True, by_alias=True)
-    except ValidationError as exc:
-        raise errors.BridgeError(f"Bad params for the '{command}' command: {explain(exc)}. See docs/commands.md "
-                                 f"and the tool that owns it.", code="bad_arguments") from None
-
-
 def tool_call_preview(params: dict[str, Any]) -> str:
     """What the human is shown before a page tool runs: its name and arguments (the page's own description is not
     repeated: it is the page's word, not the agent's)."""
@@ -110,17 +109,17 @@ def tool_call_preview(params: dict[str, Any]) -> str:
     return f"{params.get('name')}({args if len(args) <= 400 else args[:400] + '…'})"
 
 
-async def guard(d: Dispatcher, target: Target, command: str, params: dict[str, Any], timeout: float) -> None:
-    """Apply `command`'s policy before it runs: refused if its tool is disabled, its params checked (in place),
-    and its consent class asked for when this call needs it (eval always; navigate to another origin; act when it
-    would submit a form)."""
+async def guard(d: Dispatcher, target: Target, command: str, given: BaseModel | dict[str, Any] | None,
+                timeout: float) -> BaseModel:
+    """Apply `command`'s policy before it runs: refused if its tool is disabled, its params checked (returned as
+    its params model reads them), and its consent class asked for when this call needs it (eval always; navigate
+    to another origin; act when it would submit a form)."""
     require_enabled(d, command)
-    checked = checked_params(command, params)
-    params.clear()
-    params.update(checked)
+    checked = parse_params(command, given)
     kind = COMMAND_TABLE[command].consent
     if kind is None or d.settings.no_consent or kind not in d.settings.consent_for:
-        return
+        return checked
+    params = to_wire(checked)
     if kind == "eval":
         await require_consent(d, target, "eval", str(params.get("code", "")))
     elif kind == "navigate":
@@ -137,3 +136,4 @@ async def guard(d: Dispatcher, target: Target, command: str, params: dict[str, A
         submits = check.get("submits") if isinstance(check, dict) else None
         if submits:
             await require_consent(d, target, "submit", "\n".join(map(str, submits)))
+    return checked

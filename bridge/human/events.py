@@ -17,6 +17,8 @@ def page_event(d: Dispatcher, inst: Instance, msg: EventMsg) -> bool:
     Everything here came over the page channel, so its inbox item is `from: page` whatever its data says: the
     app's own scripts share the world of the in-page panel and can send any of these."""
     page_id = f"{inst.id}/host"
+    if msg.kind in ("recorded", "record_start", "record_stop"):  # a skill recording's (bridge/agent/recording.py)
+        return d.skills is not None and d.skills.on_event(inst, msg)
     if msg.kind == "answer":
         answer = _mapped(msg.data.get("answer"))
         q = d.questions.answer(msg.questionId or "", inst.id, answer, "page")

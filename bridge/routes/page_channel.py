@@ -187,8 +187,10 @@ async def register(request: Request) -> Response:
     if was is inst and was_live:
         d.page_reloaded(inst)
     log.info("page %s registered (%s)%s", inst.id, inst.url, " as a new tab" if renamed else "")
+    replicas = await d.cluster.replica_urls() if d.cluster is not None else None
     reply = RegisterReply(instanceId=inst.id, secret=inst.secret, ttl=d.settings.page_ttl,
-                          heartbeat=d.settings.heartbeat, maxResult=d.settings.max_result, renamed=renamed)
+                          heartbeat=d.settings.heartbeat, maxResult=d.settings.max_result, renamed=renamed,
+                          replicas=replicas)
     return Response(protocol.dump(reply), media_type="application/json", headers={"Cache-Control": "no-store"})
 
 

@@ -20,6 +20,7 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 
 from bridge.errors import BridgeError
 from bridge.progress import REQUEST
+from bridge.tools import flatten
 from bridge.tools.page_handle import Page
 
 log = logging.getLogger("bridge.tools")
@@ -42,6 +43,10 @@ class Tool:
     #: What the handler's first parameter gets, picked from the dispatcher at call time (None: the dispatcher, or
     #: the `Page` its pageId names when that parameter is typed `Page`).
     scope: Callable[[Any], Any] | None = None
+    #: Its answers' schema (structured content), sent as `outputSchema` in tools/list (bridge/tools/outputs.py).
+    output: dict[str, Any] | None = None
+    #: Fields of its command's params model the tool does not offer (bridge plumbing, e.g. a snapshot's `part`).
+    hide: tuple[str, ...] = ()
 
     @property
     def name(self) -> str:
@@ -71,7 +76,15 @@ class Tool:
         handler, name, scope, takes_page = self.handler, self.name, self.scope, self.takes_page
         hints = typing.get_type_hints(handler, include_extras=True)
         sig = inspect.signature(handler)
-        params = [p.replace(annotation=hints.get(p.name, p.annotation)) for p in list(sig.parameters.values())[1:]]
+        params = [p.replace(annotation=hints.get(p.name, p.annotation), kind=inspect.Parameter.KEYWORD_ONLY)
+                  for p in list(sig.parameters.values())[1:]]
+        model = flatten.params_model(handler)
+        fields: list[str] = []
+        if model is not None:  # the command's params model, offered as the tool's own arguments
+            at = [p.name for p in params].index(model[0])
+            flat = flatten.parameters(model[1], self.hide)
+            fields = [p.name for p in flat]
+            params[at:at + 1] = flat
         if takes_page:
             params.append(inspect.Parameter("pageId", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=PageId))
         wants_ctx = "ctx" in sig.parameters
@@ -85,6 +98,8 @@ class Tool:
                 args["ctx"] = ctx
             request = REQUEST.set(ctx)  # progress and elicitation reach the call's client through it
             try:
+                if model is not None:
+                    args[model[0]] = flatten.build(name, model[1], {k: args.pop(k) for k in fields})
                 if takes_page:
                     first: Any = Page(dispatcher, dispatcher.resolve(args.pop("pageId", None)), ctx)
                 else:

@@ -7,15 +7,18 @@ import json
 import re
 import time
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 from mcp.types import CallToolResult, ImageContent, TextContent
 from pydantic import Field
 
 from bridge import artifacts, errors, sourcemap
+from bridge import page_commands as m
 from bridge.dispatch import Dispatcher
-from bridge.protocol import COMMANDS
+from bridge.page_commands import COMMANDS
+from bridge.registry import parse_list_cursor
 from bridge.tools.base import Tool, acting, read_only
+from bridge.tools.outputs import obj, of_page
 from bridge.tools.page_handle import Page
 
 #: A page's own WebMCP tools are reached through page_tools / page_call_tool only, whose answers are marked as the
@@ -24,41 +27,34 @@ Command = Literal[tuple(c for c in COMMANDS if c not in ("tools", "tool_call"))]
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
-#: Seconds to wait for the page (every page tool has one).
+#: Seconds to wait for the page (the tools that take one; a command's own params are its params model's).
 Timeout = Annotated[float, Field(gt=0, le=300)]
 WaitTimeout = Annotated[float, Field(gt=0, le=120)]
 #: Seconds the quick reads (find, console, network, source, highlight, screenshot) wait for a page.
 QUICK = 20
-
-
-# What ref, selector and since mean is said once, in the server's instructions (bridge/mcp_server.py), not in every
-# tool that takes them.
-Ref = str | None
-Selector = str | None
-Since = Annotated[int, Field(ge=0)]
 
 async def page_list(
     d: Dispatcher,
     cursor: str | None = None,
     limit: Annotated[int, Field(ge=1, le=1000)] = 100,
 ) -> dict[str, Any]:
-    """Connected tabs and frames, `limit` tabs at a time (then pass `nextCursor` as `cursor`). Page tools take a
-    pageId from here (5173/host, 5173/f0)."""
-    if cursor is not None and not cursor.isdigit():
+    """Connected tabs and frames (url, title, verified origin, state), `limit` tabs at a time. Page
+    tools take a pageId from here (5173/host, 5173/f0)."""
+    clustered = d.cluster is not None
+    if cursor is not None and not (cursor.isdigit() if clustered else parse_list_cursor(cursor)):
         raise errors.BridgeError(f"cursor {cursor[:40]!r} is not one page_list gave: pass its nextCursor unchanged, "
                                  "or leave cursor out to start from the first tab.", code="invalid_argument")
-    after = int(cursor or 0)
     if d.cluster is not None:
-        rows, more = tab_slice(await d.cluster.page_rows(), after, limit)
+        rows, more = tab_slice(await d.cluster.page_rows(), int(cursor or 0), limit)
     else:
-        tabs, more = d.registry.after(after, limit)
+        tabs, more = d.registry.after(cursor, limit)
         rows = d.registry.page_rows(tabs)
     out: dict[str, Any] = {"pages": rows}
     if more is not None:
         out["nextCursor"] = str(more)
     if d.cluster is not None and d.cluster.note:
         out["cluster"] = d.cluster.note
-    if not rows and not after:
+    if not rows and not cursor:
         out["hint"] = (f"No page is connected. Load {d.settings.base_url()}/inject/dbg_client.js in your app, "
                        f"or open the demo at {d.settings.base_url()}/demo.")
     return out
@@ -81,7 +77,7 @@ async def page_exec(
     page: Page,
     code: Annotated[str | None, Field(description="Expression, or async function body with `return`; sees `args`, `signal`.")] = None,
     args: Any = None,
-    command: Command | None = None,
+    command: Annotated[Command | None, Field(description="Instead of code.")] = None,
     params: dict[str, Any] | None = None,
     timeout: Timeout = 30,
 ) -> dict[str, Any]:
@@ -97,31 +93,16 @@ async def page_exec(
     return {"pageId": page.page_id, "result": result, "ms": round((time.perf_counter() - started) * 1000, 2)}
 
 
-MAX_CHARS_RANGE = (200, 200_000)
-
-
 async def page_snapshot(
     page: Page,
-    root: Annotated[str | None, Field(description="Ref or CSS selector.")] = None,
-    depth: Annotated[int, Field(ge=0, le=64)] = 64,
-    interactiveOnly: bool = False,
-    maxChars: Annotated[int, Field(description="200 to 200000.")] = 12_000,
-    boxes: Annotated[bool, Field(description="x,y,w,h in CSS px.")] = False,
-    detailed: bool = False,
-    includeFrames: Annotated[bool, Field(description="Inline same-origin frames (refs f0:e3@ab).")] = False,
+    params: m.SnapshotParams,
     toFile: Annotated[bool, Field(description="Whole tree to a file.")] = False,
     timeout: Timeout = 15,
 ) -> CallToolResult:
     """The page as a compact tree: a line per element with role, name, states and a ref (e12@ab) for
     page_act."""
-    low, high = MAX_CHARS_RANGE
-    if not low <= maxChars <= high:
-        raise errors.BridgeError(f"maxChars must be between {low} and {high} (got {maxChars}). For a longer tree, "
-                                 "pass toFile: true (the whole tree goes to a file), or narrow with root, depth or "
-                                 "interactiveOnly.", code="bad_max_chars")
-    params = {"root": root, "depth": depth, "interactiveOnly": interactiveOnly, "boxes": boxes, "detailed": detailed,
-              "includeFrames": includeFrames, "maxChars": maxChars, "full": toFile}
-    snap = await page.call("snapshot", params, timeout)
+    maxChars = params.maxChars
+    snap = await page.call("snapshot", params.model_copy(update={"full": toFile}), timeout)
     if not toFile:
         return snapshot_result(page.page_id, snap)
     tree = await whole_tree(page, snap, timeout)
@@ -167,57 +148,34 @@ def snapshot_result(page_id: str, snap: dict[str, Any], extra: str = "") -> Call
                           structured_content={"pageId": page_id, **snap})
 
 
-async def page_find(
-    page: Page,
-    text: Annotated[str | None, Field(description="In name or text, any case.")] = None,
-    regex: Annotated[str | None, Field(description="JS regex, any case.")] = None,
-    exact: bool = False,
-    role: Annotated[str | None, Field(description="ARIA role.")] = None,
-    selector: Selector = None,
-    limit: Annotated[int, Field(ge=1, le=200)] = 20,
-) -> dict[str, Any]:
+async def page_find(page: Page, params: m.FindParams) -> dict[str, Any]:
     """Find elements by text, regex, role and/or selector: refs with role, name, context."""
-    if not any((text, regex, role, selector)):
-        raise errors.BridgeError("Give at least one of text, regex, role or selector.", code="invalid_argument")
-    params = {"text": text, "regex": regex, "exact": exact, "role": role, "selector": selector, "limit": limit}
+    if not any((params.ref, params.text, params.regex, params.role, params.selector)):
+        raise errors.BridgeError("Give at least one of ref, text, regex, role or selector.", code="invalid_argument")
     found = await page.call("find", params, QUICK)
     return {"pageId": page.page_id, **found}
 
 
-Action = Literal["click", "dblclick", "hover", "focus", "fill", "type", "select", "check", "uncheck", "press", "scroll",
-                 "drag"]
+P = TypeVar("P", m.ActParams, m.WaitParams, m.ElementParams)
+
+
+def in_frame(page: Page, params: P) -> tuple[Page, P]:
+    """A ref from a snapshot with includeFrames ('f0:e3@ab') addresses its frame: (that frame, params with the bare
+    ref)."""
+    frame, ref = page.for_ref(params.ref)
+    return (frame, params) if ref == params.ref else (frame, params.model_copy(update={"ref": ref}))
 
 
 async def page_act(
     page: Page,
-    action: Action | None = None,
-    ref: Ref = None,
-    selector: Annotated[str | None, Field(description="CSS; one match or nth.")] = None,
-    text: Annotated[str | None, Field(description="Visible text; one match or nth.")] = None,
-    nth: Annotated[int | None, Field(ge=0)] = None,
-    exact: bool = False,
-    value: Annotated[str | None, Field(description="Text, option or scroll px.")] = None,
-    key: Annotated[str | None, Field(description="For press: Enter, Control+a.")] = None,
-    to: Annotated[str | None, Field(description="Drop target.")] = None,
-    actions: Annotated[list[dict[str, Any]] | None, Field(description="Batch of {action, ref, ...}.")] = None,
-    trusted: Annotated[bool, Field(description="Real input via the extension.")] = False,
-    snapshot: Annotated[bool, Field(description="Snapshot after.")] = False,
+    params: m.ActParams,
     timeout: Timeout = 15,
 ) -> dict[str, Any]:
     """Act on an element (ref, selector or text) or a batch, so React/Vue notice; synthetic events unless
     `trusted`. Answers what changed."""
-    if actions is None and action is None:
+    if params.actions is None and params.action is None:
         raise errors.BridgeError("Give `action` (with a target) or `actions` (a batch).", code="invalid_argument")
-    params: dict[str, Any] = {"snapshot": snapshot}
-    if trusted:
-        params["trusted"] = True
-    page, ref = page.for_ref(ref)
-    if actions is not None:
-        params["actions"] = actions
-    else:
-        params.update({k: v for k, v in {"action": action, "ref": ref, "selector": selector, "text": text,
-                                          "nth": nth, "exact": exact or None, "value": value, "key": key,
-                                          "to": to}.items() if v is not None})
+    page, params = in_frame(page, params)
     out = await page.run("act", params, timeout)  # asks first if it would submit a form
     for note in ("untrusted", "trusted"):  # what kind of input it was: said the first time, not in every answer
         if note in out and not page.first_time(f"page_act.{note}"):
@@ -225,36 +183,22 @@ async def page_act(
     return {"pageId": page.page_id, **out}
 
 
-async def page_wait(
-    page: Page,
-    text: Annotated[str | None, Field(description="Visible text.")] = None,
-    exact: bool = False,
-    selector: Selector = None,
-    ref: Ref = None,
-    url: Annotated[str | None, Field(description="URL contains.")] = None,
-    networkIdle: Annotated[bool, Field(description="No fetch/XHR for 500 ms.")] = False,
-    state: Literal["visible", "hidden", "enabled"] = "visible",
-    timeout: WaitTimeout = 10,
-) -> dict[str, Any]:
+async def page_wait(page: Page, params: m.WaitParams) -> dict[str, Any]:
     """Wait until text, a selector or a ref is visible/hidden/enabled, the URL matches, or the network is
     idle."""
-    if not any((text, selector, ref, url, networkIdle)):
+    if not any((params.text, params.selector, params.ref, params.url, params.networkIdle)):
         raise errors.BridgeError("Give one of text, selector, ref, url or networkIdle.", code="invalid_argument")
-    page, ref = page.for_ref(ref)
-    params = {"text": text, "exact": exact, "selector": selector, "ref": ref, "url": url, "networkIdle": networkIdle,
-              "state": state, "timeout": timeout}
-    out = await page.call("wait", params, timeout + 5)
+    page, params = in_frame(page, params)
+    out = await page.call("wait", params, params.timeout + 5)
     return {"pageId": page.page_id, **out}
 
 
 async def page_navigate(
     page: Page,
-    action: Literal["goto", "back", "forward", "reload"] = "goto",
-    url: Annotated[str | None, Field(description="For goto; may be relative.")] = None,
+    params: m.NavigateParams,
     timeout: WaitTimeout = 20,
 ) -> dict[str, Any]:
-    """Navigate; answers once the new document is back under the pageId."""
-    params = {"action": action, "url": url}
+    """Navigate, then return once the new document is back under the pageId, with its URL and title."""
     await page.guard("navigate", params, timeout)  # asks first when leaving the page's verified origin
     doc = page.document
     # the connection that carried the command, not the one before it: a page that was reconnecting when the call
@@ -280,28 +224,17 @@ async def page_navigate(
     return out
 
 
-async def page_console(
-    page: Page,
-    since: Since = 0,
-    level: Annotated[str | None, Field(description="E.g. error,warn.")] = None,
-    limit: Annotated[int, Field(ge=1, le=500)] = 100,
-    stack: bool = False,
-) -> dict[str, Any]:
+async def page_console(page: Page, params: m.ConsoleParams) -> dict[str, Any]:
     """Console messages and uncaught errors since a cursor, kept across reloads."""
-    params = {"since": since, "level": level, "limit": limit, "stack": stack}
     out = await page.call("console", params, QUICK)
     return {"pageId": page.page_id, **out}
 
 
-async def page_screenshot(
-    page: Page,
-    ref: Ref = None,
-    selector: Selector = None,
-) -> CallToolResult:
+async def page_screenshot(page: Page, params: m.ElementParams) -> CallToolResult:
     """PNG of the tab's visible area or one element. Needs the Chrome extension and the tab in front."""
-    page, ref = page.for_ref(ref)
+    page, params = in_frame(page, params)
     started = time.perf_counter()
-    shot = await page.call("screenshot", {"ref": ref, "selector": selector}, QUICK)
+    shot = await page.call("screenshot", params, QUICK)
     data = str(shot.pop("data", "") if isinstance(shot, dict) else "")
     try:
         png = base64.b64decode(data, validate=True)
@@ -317,57 +250,44 @@ async def page_screenshot(
                           structured_content=summary)
 
 
-async def page_network(
-    page: Page,
-    since: Since = 0,
-    filter: Annotated[str | None, Field(description="URL contains.")] = None,
-    failedOnly: Annotated[bool, Field(description="Errors, status >= 400.")] = False,
-    id: Annotated[int | None, Field(description="One request in full.")] = None,
-    resources: Annotated[bool, Field(description="Also scripts, images, css.")] = False,
-    limit: Annotated[int, Field(ge=1, le=300)] = 50,
-) -> dict[str, Any]:
-    """fetch/XHR/WebSocket/EventSource traffic since a cursor."""
-    params = {"since": since, "filter": filter, "failedOnly": failedOnly, "id": id, "resources": resources, "limit": limit}
+async def page_network(page: Page, params: m.NetworkParams) -> dict[str, Any]:
+    """fetch/XHR/WebSocket/EventSource traffic since a cursor: method, url, status, ms, size."""
     out = await page.call("network", params, QUICK)
     return {"pageId": page.page_id, **out}
 
 
-async def page_source(
-    page: Page,
-    ref: Ref = None,
-    selector: Selector = None,
-) -> dict[str, Any]:
+async def page_source(page: Page, params: m.ElementParams) -> dict[str, Any]:
     """Source file:line:col and components of an element (default: the one the human picked)."""
-    page, ref = page.for_ref(ref)
-    out = await page.call("source", {"ref": ref, "selector": selector}, QUICK)
+    page, params = in_frame(page, params)
+    out = await page.call("source", params, QUICK)
     return {"pageId": page.page_id, **sourcemap.apply(out)}
 
 
-async def page_highlight(
-    page: Page,
-    refs: list[str] | None = None,
-    selector: Annotated[str | None, Field(description="CSS, at most 50.")] = None,
-    label: str | None = None,
-    durationMs: Annotated[int, Field(ge=0, le=600_000, description="0 keeps it.")] = 0,
-    clear: Annotated[bool, Field(description="Remove all.")] = False,
-) -> dict[str, Any]:
+async def page_highlight(page: Page, params: m.HighlightParams) -> dict[str, Any]:
     """Outline and label elements for the human to see (never takes clicks)."""
-    params = {"refs": refs, "selector": selector, "label": label, "durationMs": durationMs, "clear": clear}
     out = await page.call("highlight", params, QUICK)
     return {"pageId": page.page_id, **out}
 
 
+SCREENSHOT = obj("width:int", "height:int", "scale:num", "devicePixelRatio:num", pageId="str", bytes="int",
+                 format="str", ms="num")
+PAGE_ROW = obj("title:?str", "url:?str", "origin:?str", "verified:bool", "channel:?str", pageId="str", parent="?str",
+               state="str")
+
 TOOLS = [
-    Tool(page_list, read_only("List pages")),
-    Tool(page_exec, acting("Run code in a page", open_world=True)),
-    Tool(page_snapshot, read_only("Snapshot a page")),
-    Tool(page_find, read_only("Find elements")),
-    Tool(page_act, acting("Act on elements")),
-    Tool(page_wait, read_only("Wait for the page")),
-    Tool(page_navigate, acting("Navigate a page", open_world=True)),
-    Tool(page_console, read_only("Read the console")),
-    Tool(page_network, read_only("Read network traffic")),
-    Tool(page_source, read_only("Find an element's source")),
-    Tool(page_highlight, acting("Highlight elements", destructive=False)),
-    Tool(page_screenshot, read_only("Screenshot a page")),
+    Tool(page_list, read_only("List pages"),
+         output=obj("nextCursor:str", "hint:str", "cluster:any", pages={"type": "array", "items": PAGE_ROW})),
+    Tool(page_exec, acting("Run code in a page", open_world=True), output=obj(pageId="str", result="any", ms="num")),
+    Tool(page_snapshot, read_only("Snapshot a page"), output=of_page(m.SnapshotResult, "file:str", "resource:str"),
+         hide=("full", "part", "from_")),
+    Tool(page_find, read_only("Find elements"), output=of_page(m.FindResult)),
+    Tool(page_act, acting("Act on elements"), output=of_page(m.ActResult), hide=("dx", "dy", "dryRun")),
+    Tool(page_wait, read_only("Wait for the page"), output=of_page(m.WaitResult)),
+    Tool(page_navigate, acting("Navigate a page", open_world=True),
+         output=obj("note:str", pageId="str", reloaded="bool", url="str", title="str")),
+    Tool(page_console, read_only("Read the console"), output=of_page(m.ConsoleResult)),
+    Tool(page_network, read_only("Read network traffic"), output=of_page(m.NetworkResult)),
+    Tool(page_source, read_only("Find an element's source"), output=of_page(m.SourceResult)),
+    Tool(page_highlight, acting("Highlight elements", destructive=False), output=of_page(m.HighlightResult)),
+    Tool(page_screenshot, read_only("Screenshot a page"), output=SCREENSHOT),
 ]

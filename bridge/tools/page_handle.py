@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+from pydantic import BaseModel
+
 if TYPE_CHECKING:
     from bridge.dispatch import Dispatcher, Target
     from bridge.settings import Settings
@@ -39,28 +41,36 @@ class Page:
         return self._d.webtools
 
     @property
+    def skills(self) -> Any:
+        """The bridge's skills and memory (bridge.agent.skill_service.SkillService; None when not built)."""
+        return self._d.skills
+
+    @property
     def connection(self) -> object:
         """The tab's current channel (an opaque token: a new one after a reload)."""
         return self.target.inst.conn
 
-    async def call(self, command: str, params: dict[str, Any] | None = None, timeout: float | None = None) -> Any:
-        """Run a client command here and return its result, or raise a named error. The target is kept as the call
-        found it (the page may have come back on a new connection meanwhile)."""
+    async def call(self, command: str, params: BaseModel | dict[str, Any] | None = None,
+                   timeout: float | None = None) -> Any:
+        """Run a client command here (its params checked by its params model) and return its result, or raise a
+        named error. The target is kept as the call found it (the page may have come back on a new connection
+        meanwhile)."""
         self.target, result = await self._d.call(self.target, command, params, timeout)
         return result
 
-    async def guard(self, command: str, params: dict[str, Any], timeout: float | None = None) -> None:
-        """Apply `command`'s policy here before it runs: refused if the tool owning it is disabled, the human's
-        consent asked when its consent class needs it (bridge/human/consent.py)."""
+    async def guard(self, command: str, params: BaseModel | dict[str, Any] | None,
+                    timeout: float | None = None) -> BaseModel:
+        """Apply `command`'s policy here before it runs: refused if the tool owning it is disabled, its params
+        checked (returned as its params model reads them), the human's consent asked when its consent class needs
+        it (bridge/human/consent.py)."""
         from bridge.human.consent import guard
 
-        await guard(self._d, self.target, command, params, timeout or self.settings.exec_timeout)
+        return await guard(self._d, self.target, command, params, timeout or self.settings.exec_timeout)
 
-    async def run(self, command: str, params: dict[str, Any] | None = None, timeout: float | None = None) -> Any:
+    async def run(self, command: str, params: BaseModel | dict[str, Any] | None = None,
+                  timeout: float | None = None) -> Any:
         """Run a command on the agent's behalf: its policy first (`guard`), then the call."""
-        params = params or {}
-        await self.guard(command, params, timeout)
-        return await self.call(command, params, timeout)
+        return await self.call(command, await self.guard(command, params, timeout), timeout)
 
     async def ask(self, kind: Any, text: str, choices: list[str] | None, wait: float) -> tuple[Any, bool]:
         """Show a question in this page's tab and wait (bounded): (question, answered in time)."""

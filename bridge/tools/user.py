@@ -1,12 +1,17 @@
 """user_* tools: ask the human a question in the page, or show them a note. Each gets the `Page` its pageId names
-and talks to that page's tab."""
+and talks to that page's tab.
+
+user_notify is its command's params (`notify`); user_ask is not the `ask` command's (that is the bridge's plumbing
+for question cards, bridge/human/questions.py): it takes a question and waits for the answer."""
 
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
 from bridge import errors
+from bridge.page_commands import NotifyParams
 from bridge.tools.base import Tool, acting
+from bridge.tools.outputs import obj
 from bridge.tools.page_handle import Page
 
 
@@ -31,19 +36,15 @@ async def user_ask(
                     f"inbox(kinds=['answer'])."}
 
 
-async def user_notify(
-    page: Page,
-    message: Annotated[str, Field(min_length=1, max_length=2000)],
-    level: Literal["info", "success", "warning", "error"] = "info",
-    durationMs: Annotated[int, Field(ge=1000, le=120_000)] = 5000,
-) -> dict[str, Any]:
+async def user_notify(page: Page, params: NotifyParams) -> dict[str, Any]:
     """Show a toast in the human's page."""
     tab = page.tab
-    await tab.call("notify", {"message": message, "level": level, "durationMs": durationMs}, 10)
+    await tab.call("notify", params, 10)
     return {"pageId": tab.page_id, "shown": True}
 
 
 TOOLS = [
-    Tool(user_ask, acting("Ask the human", destructive=False)),
-    Tool(user_notify, acting("Notify the human", destructive=False)),
+    Tool(user_ask, acting("Ask the human", destructive=False),
+         output=obj("answer:any", "via:str", "status:str", "hint:str", questionId="str")),
+    Tool(user_notify, acting("Notify the human", destructive=False), output=obj(pageId="str", shown="bool")),
 ]

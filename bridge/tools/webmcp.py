@@ -14,6 +14,7 @@ from pydantic import Field
 
 from bridge import errors
 from bridge.tools.base import Tool, acting, read_only
+from bridge.tools.outputs import obj
 from bridge.tools.page import QUICK
 from bridge.tools.page_handle import Page
 from bridge.webmcp import PAGE_TOOL_NOTE, Catalog, WebTool
@@ -138,6 +139,8 @@ def image_ok(item: dict[str, Any]) -> bool:
 
 
 TOOLS = [
-    Tool(page_tools, read_only("List a page's own tools")),
-    Tool(page_call_tool, acting("Call a page's own tool", open_world=True)),
+    # page data under `from: page`; the rest of an answer is the page's
+    Tool(page_tools, read_only("List a page's own tools"), output=obj(pageId="str", tools="list")),
+    Tool(page_call_tool, acting("Call a page's own tool", open_world=True),
+         output=obj("result:any", pageId="str", tool="str")),
 ]

@@ -42,7 +42,7 @@
 
   // ---- tabs ------------------------------------------------------------------------------------------------
 
-  const TABS = ['sessions', 'activity', 'inbox', 'desktop', 'setup'];
+  const TABS = ['sessions', 'activity', 'runs', 'inbox', 'desktop', 'skills', 'setup'];
   function showTab() {
     const wanted = location.hash.slice(1);
     const name = TABS.includes(wanted) ? wanted : document.body.dataset.defaultTab || 'sessions';
@@ -53,6 +53,7 @@
       link.classList.toggle('active', link.getAttribute('data-tab') === name);
     }
     desktopLoop();
+    if (name === 'runs') runsTab.show();
   }
   window.addEventListener('hashchange', showTab);
 
@@ -262,6 +263,10 @@
 
   const desktop = cockpitDesktop({ $, post, setText, state: () => state });
   const desktopLoop = desktop.loop, renderDesktop = desktop.render, renderConsentLeft = desktop.renderConsentLeft;
+
+  // ---- the runs tab (cockpit/static/runs.js) -----------------------------------------------------------------
+
+  const runsTab = cockpitRuns({ $, post, el, setText, ago });
 
   // ---- live activity -----------------------------------------------------------------------------------------
 

@@ -56,6 +56,15 @@ function cockpitDesktop({ $, post, setText, state }) {
     if (!dk || !dk.enabled || !desktopPanel) return;
     if (consentSwitch && !consentSwitch.disabled) consentSwitch.checked = !!dk.input.granted;
     renderConsentLeft();
+    const holder = document.getElementById('control-holder');
+    const handback = document.getElementById('control-handback');
+    if (holder && handback && dk.control) {
+      const human = dk.control.holder === 'human';
+      handback.hidden = !human;
+      setText(holder, human ? 'You have the desktop (' + dk.control.reason + '): the agent\'s input is refused' +
+        (dk.control.handbackIdle ? ' until you hand it back or leave it alone for ' + dk.control.handbackIdle + ' s.' : ' until you hand it back.')
+        : 'The agent has the desktop; your own input takes it at once.');
+    }
     const rec = dk.recording && dk.recording.active ? dk.recording : null;
     const note = $('recording-note');
     note.hidden = !rec;
@@ -81,6 +90,19 @@ function cockpitDesktop({ $, post, setText, state }) {
         $('consent-error').textContent = String(/** @type {any} */ (e).message || e);
       }
       consentSwitch.disabled = false;
+      renderDesktop();
+    });
+  }
+
+  const handbackButton = document.getElementById('control-handback');
+  if (handbackButton) {
+    handbackButton.addEventListener('click', async () => {
+      try {
+        const out = await post('/cockpit/desktop/control', { holder: 'agent' });
+        if (state().desktop) state().desktop.control = out.control;
+      } catch (e) {
+        $('consent-error').textContent = String(/** @type {any} */ (e).message || e);
+      }
       renderDesktop();
     });
   }

@@ -26,7 +26,8 @@ def human_display() -> Iterator[sessions.Session]:
 def attached(human_display, tmp_path_factory) -> Iterator[BridgeProcess]:
     env = {key: human_display.env[key] for key in ("XAUTHORITY", "DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR")}
     proc = BridgeProcess(tmp_path_factory.mktemp("attached"), env={
-        **env, "DBG_DESKTOP_DISPLAY": human_display.display, "DBG_DESKTOP_ALLOW": sys.executable}).start()
+        **env, "DBG_DESKTOP_ENABLED": "1", "DBG_DESKTOP_DISPLAY": human_display.display, "DBG_DESKTOP_ALLOW": sys.executable,
+        "DBG_DESKTOP_HANDBACK_IDLE": "0"}).start()
     yield proc
     proc.stop()
 
@@ -105,3 +106,53 @@ def test_consent_posts_need_the_cookie_and_a_valid_duration(attached):
             assert res.status_code == 400, body
         res = http.post("/cockpit/desktop/consent", json={"granted": False}, headers=own)
         assert res.status_code == 200 and res.json() == {"input": {"granted": False, "until": None}}
+
+
+def test_the_humans_own_input_takes_the_desktop_and_the_cockpit_hands_it_back(attached, human_display, monkeypatch):
+    """A second X client moving the pointer plays the human: the bridge's own XTest input does not take the desktop,
+    the other client's does; the agent's input is then refused [user_control] until the cockpit hands it back."""
+    from Xlib import X
+    from Xlib import display as xdisplay
+    from Xlib.ext import xtest
+
+    mcp = McpSession(attached.mcp_url, attached.token)
+    http = httpx.Client(base_url=attached.base, timeout=15)
+    monkeypatch.setenv("XAUTHORITY", human_display.env["XAUTHORITY"])
+    hand = xdisplay.Display(human_display.display)
+    try:
+        own = {"Origin": attached.base}
+        http.get("/")
+        assert http.post("/cockpit/desktop/consent", json={"granted": True, "minutes": 5}, headers=own).is_success
+        status = ok(mcp.call("desktop_status"))
+        assert status["control"]["holder"] == "agent" and status["input"] == "allowed"
+        for x in (40, 200, 400):  # the agent's own pointer input, all over the screen
+            ok(mcp.call("desktop_click", {"x": x, "y": 300}))
+        ok(mcp.call("desktop_hotkey", {"keys": "shift"}))
+        assert ok(mcp.call("desktop_status"))["control"]["holder"] == "agent"
+
+        xtest.fake_input(hand, X.MotionNotify, x=123, y=234)  # the human moves the mouse
+        hand.sync()
+        wait_until(lambda: ok(mcp.call("desktop_status"))["control"]["holder"] == "human", 5,
+                   what="the desktop to pass to the human")
+        status = ok(mcp.call("desktop_status"))
+        assert status["input"] == "the human has the desktop" and "pointer" in status["control"]["reason"]
+        err = refused(mcp.call("desktop_click", {"x": 5, "y": 5}))
+        assert err.startswith("[user_control]") and "cockpit" in err and "desktop_status" in err
+        assert "[user_control]" in refused(mcp.call("desktop_type_text", {"value": "x"}))
+        assert not mcp.call("desktop_screenshot").is_error  # looking is still fine
+        items = ok(mcp.call("inbox", {"kinds": ["desktop_control"]}))["items"]
+        assert [i["data"]["holder"] for i in items] == ["human"] and items[0]["from"] == "human"
+
+        assert http.post("/cockpit/desktop/control", json={"holder": "human"}, headers=own).status_code == 400
+        back = http.post("/cockpit/desktop/control", json={"holder": "agent"}, headers=own)
+        assert back.status_code == 200 and back.json()["control"]["holder"] == "agent"
+        ok(mcp.call("desktop_click", {"x": 60, "y": 300}))
+        items = ok(mcp.call("inbox", {"kinds": ["desktop_control"]}))["items"]
+        assert [i["data"]["holder"] for i in items] == ["human", "agent"]
+        assert ("desktop handed back", attached.env["DBG_DESKTOP_DISPLAY"]) in [
+            (r["action"], r["display"]) for r in attached.audit() if r["kind"] == "cockpit"]
+    finally:
+        hand.close()
+        http.post("/cockpit/desktop/consent", json={"granted": False}, headers={"Origin": attached.base})
+        http.close()
+        mcp.close()

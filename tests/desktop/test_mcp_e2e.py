@@ -12,13 +12,14 @@ import pytest
 
 from bridge.desktop import children
 from tests.desktop.conftest import GTK_APP, png_pixels
-from tests.support import BridgeProcess, McpSession, ok, text_of, wait_until
+from tests.support import CHROMIUM, BridgeProcess, McpSession, ok, text_of, wait_until
 
 
 @pytest.fixture(scope="module")
 def desktop_bridge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BridgeProcess]:
     proc = BridgeProcess(tmp_path_factory.mktemp("desktop-bridge"),
-                         env={"DBG_DESKTOP_ALLOW": sys.executable, "DBG_DESKTOP_SIZE": "1024x768"}).start()
+                         env={"DBG_DESKTOP_ENABLED": "1", "DBG_DESKTOP_ALLOW": f"{sys.executable},{CHROMIUM}",
+                              "DBG_DESKTOP_BROWSER": CHROMIUM, "DBG_DESKTOP_SIZE": "1024x768"}).start()
     yield proc
     proc.stop()
 
@@ -75,6 +76,56 @@ def test_an_agent_launches_reads_types_clicks_and_sees_the_app_over_mcp(desktop_
 
     quit_ = ok(client.call("desktop_quit_app", {"pid": pid}))
     assert quit_["exited"] is True
+
+
+def test_every_desktop_tool_answers_what_its_own_output_schema_accepts_through_the_official_client(desktop_bridge,
+                                                                                                   client):
+    """Each desktop tool is called once, successfully, through the official client, which validates the structured
+    content against the tool's outputSchema and raises on any mismatch. A tool added later and not called here
+    fails the test."""
+    listed = {t.name: t for t in client.run(client.client.list_tools()).tools if t.name.startswith("desktop_")}
+    assert all(t.output_schema for t in listed.values())
+    called: dict[str, dict] = {}
+
+    def call(name: str, args: dict | None = None) -> dict:
+        out = client.call(name, args or {})  # raises on a schema error (the SDK validates every answer)
+        assert not out.is_error, (name, text_of(out))
+        called[name] = out.structured_content
+        return out.structured_content
+
+    call("desktop_status")
+    app = call("desktop_launch_app", {"argv": [*GTK_APP, "--title", "Schema App"]})
+    pid, win = app["app"]["pid"], app["windows"][0]["id"]
+    call("desktop_list_apps")
+    call("desktop_list_windows", {"pid": pid})
+    call("desktop_wait_for_window", {"title": "Schema App"})
+    call("desktop_activate_window", {"window": win})
+    call("desktop_window_state", {"window": win, "state": "normal"})
+    call("desktop_resize_window", {"window": win, "x": 20, "y": 20, "width": 460, "height": 380})
+    call("desktop_arrange_windows", {"layout": "grid", "windows": [win]})
+    call("desktop_accessibility_tree", {"window": win, "interactiveOnly": True})
+    entry = call("desktop_find_elements", {"target": {"role": "textbox"}, "window": win})["matches"][0]
+    call("desktop_wait_for_element", {"target": {"role": "button", "name": "Greet"}, "window": win})
+    call("desktop_start_recording", {"maxSeconds": 30})
+    typed = call("desktop_type_text", {"value": "Schema", "ref": entry["ref"], "replace": True})
+    assert typed["verified"] is True
+    call("desktop_stop_recording")
+    call("desktop_click", {"target": {"role": "button", "name": "Greet"}, "window": win})
+    call("desktop_double_click", {"ref": entry["ref"]})
+    call("desktop_right_click", {"ref": entry["ref"]})
+    call("desktop_press_key", {"key": "Escape", "window": win})
+    call("desktop_hotkey", {"keys": "ctrl+a", "window": win})
+    call("desktop_scroll", {"target": {"role": "slider", "name": "Volume"}, "window": win, "dy": 1})
+    frame = called["desktop_resize_window"]["window"]["frame"]
+    call("desktop_drag", {"start": {"x": frame["x"] + 200, "y": frame["y"] + 10},
+                          "end": {"x": frame["x"] + 220, "y": frame["y"] + 20}})
+    call("desktop_screenshot", {"window": win})
+    words = call("desktop_read_text", {"window": win})
+    assert isinstance(words["wordCount"], int) and "Greet" in words["text"]
+    url = call("desktop_open_url", {"url": desktop_bridge.base + "/"})
+    call("desktop_quit_app", {"pid": url["app"]["pid"]})
+    call("desktop_quit_app", {"pid": pid})
+    assert set(called) == set(listed), f"not called: {sorted(set(listed) - set(called))}"
 
 
 def test_stopping_the_bridge_stops_its_desktop(desktop_bridge, client):

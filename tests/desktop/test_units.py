@@ -102,10 +102,11 @@ def test_desktop_settings_come_from_env_and_flags_and_are_checked(tmp_path):
     assert args.desktop_allow == ["gedit", "kate"] and args.desktop_display == ":1"
 
 
-def test_turning_the_family_off_unregisters_its_tools():
+def test_the_family_is_registered_only_when_turned_on():
     desktop = {t.name for t in TOOLS if t.name.startswith("desktop_")}
     assert len(desktop) == 26  # desktop_read_text joined the 25
-    assert desktop <= {t.name for t in enabled_tools(Settings())}
+    assert desktop <= {t.name for t in enabled_tools(Settings(desktop_enabled=True))}
+    assert not desktop & {t.name for t in enabled_tools(Settings())}  # off by default
     assert not desktop & {t.name for t in enabled_tools(Settings(desktop_enabled=False))}
     kinds = {t.name: t.annotations for t in TOOLS if t.name in desktop}
     assert kinds["desktop_screenshot"].read_only_hint and kinds["desktop_list_windows"].read_only_hint
@@ -269,3 +270,29 @@ def test_the_recorder_turns_raw_input_into_steps():
     out = rec.stop()
     assert [s["arguments"]["value"] for s in out["steps"]] == ["<redacted>"] and out["redacted"] == 1
     assert "hunter2" not in repr(out) and "hunter2" not in repr(vars(rec))
+
+
+def test_the_desktop_passes_to_the_human_at_their_input_and_back_after_the_idle_period(monkeypatch):
+    from bridge.desktop import control
+
+    now = [1000.0]
+    monkeypatch.setattr(control.time, "monotonic", lambda: now[0])
+    changes: list[dict] = []
+    c = control.Control(30, changes.append)
+    c.require_agent("Clicking", "cockpit")
+    c.human_input("pointer")
+    c.human_input("key")  # already theirs: no second change
+    assert c.current() == "human" and [s["holder"] for s in changes] == ["human"]
+    with pytest.raises(DesktopError) as info:
+        c.require_agent("Clicking", "http://127.0.0.1:1/#desktop")
+    assert info.value.code == "user_control" and "after 30 s without their input" in str(info.value)
+    now[0] += 29
+    c.human_input("pointer")  # still busy: the idle period starts again
+    now[0] += 29
+    assert c.current() == "human"
+    now[0] += 1
+    assert c.current() == "agent" and changes[-1]["reason"] == "no input from the human for 30 s"
+    never = control.Control(0, changes.append)
+    never.human_input("key")
+    now[0] += 10_000
+    assert never.current() == "human" and never.hand_back() and not never.hand_back()

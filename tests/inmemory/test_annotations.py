@@ -18,6 +18,8 @@ EXPECTED = {
     "user_ask": (False, False, False, False), "user_notify": (False, False, False, False),
     # marking items seen or done twice leaves them as once: not read-only, but harmless to repeat
     "inbox": (False, False, True, False),
+    # a run acts with every tool, through their own consent rules
+    "agent_run": (False, True, False, True),
     "desktop_status": (True, False, True, False), "desktop_launch_app": (False, False, False, False),
     "desktop_open_url": (False, False, False, True), "desktop_list_apps": (True, False, True, False),
     "desktop_quit_app": (False, True, False, False), "desktop_list_windows": (True, False, True, False),
@@ -31,6 +33,7 @@ EXPECTED = {
     "desktop_accessibility_tree": (True, False, True, False), "desktop_find_elements": (True, False, True, False),
     "desktop_wait_for_window": (True, False, True, False), "desktop_wait_for_element": (True, False, True, False),
     "desktop_start_recording": (False, False, False, False), "desktop_stop_recording": (False, False, False, False),
+    "skill_list": (True, False, True, False), "skill_run": (False, True, False, True),
 }
 
 

@@ -233,7 +233,8 @@ def test_every_named_command_checks_its_params_before_the_page_sees_them(tmp_pat
             assert bad.startswith("[bad_arguments]") and "all" in bad
             await b.ok("page_exec", {"command": "selection"})
             assert conn.execs("frames") == [] and conn.execs("find") == [] and len(conn.execs("selection")) == 1
-            assert conn.execs("console")[0]["params"] == {"since": 3, "level": "error"}
+            # the page gets the params with their defaults filled in (it re-defaults nothing)
+            assert conn.execs("console")[0]["params"] == {"since": 3, "level": "error", "limit": 100, "stack": False}
     run(go())
 
 
@@ -258,4 +259,61 @@ def test_a_whole_snapshot_tree_comes_as_a_resource_link_any_client_can_read(tmp_
             for uri in ("dbg://artifacts/..%2Fsecret", "dbg://artifacts/nothing.txt"):
                 with pytest.raises(MCPError):
                     await b.client.read_resource(uri)
+    run(go())
+
+
+def test_page_screenshot_returns_the_pages_png_and_refuses_an_answer_that_is_not_one(tmp_path: Path):
+    import base64
+
+    png = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\0" * 16).decode()
+
+    async def shot(frame):
+        data = png if frame["params"].get("selector") != "#broken" else base64.b64encode(b"GIF89a").decode()
+        return {"ok": True, "result": {"data": data, "width": 4, "height": 2, "scale": 1}}
+
+    async def go():
+        async with bridge(tmp_path) as b:
+            conn = b.connect_page(shot)
+            out = await b.call("page_screenshot", {"selector": "#card"})
+            assert not out.is_error
+            image, summary = out.content
+            assert image.type == "image" and image.data == png and image.mime_type == "image/png"
+            assert out.structured_content["bytes"] == 24 and out.structured_content["width"] == 4
+            assert conn.execs("screenshot")[0]["params"] == {"selector": "#card"}
+            bad = await b.error("page_screenshot", {"selector": "#broken"})
+            assert bad.startswith("[page_exception]") and "not a PNG" in bad
+    run(go())
+
+
+def test_page_wait_waits_ten_seconds_by_default_on_every_path(tmp_path: Path):
+    """One default, in the params model: the tool and page_exec(command='wait') send the same to the page."""
+    async def go():
+        async with bridge(tmp_path) as b:
+            conn = b.connect_page()
+            await b.ok("page_wait", {"text": "Saved"})
+            await b.ok("page_exec", {"command": "wait", "params": {"text": "Saved"}})
+            assert [f["params"]["timeout"] for f in conn.execs("wait")] == [10, 10]
+            assert all(f["params"]["state"] == "visible" for f in conn.execs("wait"))
+    run(go())
+
+
+def test_a_length_cap_is_checked_on_the_tool_path_though_the_schema_leaves_it_out(tmp_path: Path):
+    async def go():
+        async with bridge(tmp_path) as b:
+            conn = b.connect_page()
+            bad = await b.error("page_find", {"selector": "x" * 5000})
+            assert bad.startswith("[invalid_argument]") and "page_find.selector" in bad
+            assert conn.execs("find") == []
+    run(go())
+
+
+def test_max_chars_out_of_range_is_refused_with_its_range_before_the_page_sees_it(tmp_path: Path):
+    async def go():
+        async with bridge(tmp_path) as b:
+            conn = b.connect_page()
+            for bad in (199, 200_001):
+                text = await b.error("page_snapshot", {"maxChars": bad})
+                assert text.startswith("[invalid_argument]") and "page_snapshot.maxChars" in text
+                assert "200 to 200000" in text
+            assert conn.execs("snapshot") == []
     run(go())

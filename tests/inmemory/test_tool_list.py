@@ -1,6 +1,8 @@
 """tools/list is paid for in every agent's context: the default family (page_*, user_*, inbox) stays within
-10,000 characters of JSON as a client receives it, outputSchema aside; the desktop family is registered only where
-its backend can load.
+10,000 characters of JSON as a client receives it, outputSchema aside; the skill family (skill_list, skill_run)
+within 800 more (`--disable-tools 'skill_*'` takes it out), the WebMCP family (page_tools, page_call_tool) within
+700 more (`--disable-tools page_tools,page_call_tool`); the desktop family is registered only where its backend
+can load.
 
 outputSchema has its own budget: clients use it to validate structured content, and the model APIs agents run on
 take a tool's name, description and input schema, not its output schema, so it is not in the agent's context. It
@@ -19,10 +21,16 @@ from tests.inmemory.harness import bridge, run
 DEFAULT_BUDGET = 10_000
 DESKTOP_BUDGET = 15_000
 DEFAULT_OUTPUT_BUDGET = 6_000
+SKILL_BUDGET = 800
+SKILL_OUTPUT_BUDGET = 400
+SKILL_FAMILY = {"skill_list", "skill_run"}
+WEBMCP_BUDGET = 700
+WEBMCP_OUTPUT_BUDGET = 250
+WEBMCP_FAMILY = {"page_tools", "page_call_tool"}
 DESKTOP_OUTPUT_BUDGET = 4_500
 DEFAULT_FAMILY = {"page_list", "page_exec", "page_snapshot", "page_find", "page_act", "page_wait", "page_navigate",
-                  "page_console", "page_network", "page_source", "page_highlight", "page_screenshot", "page_tools",
-                  "page_call_tool", "user_ask", "user_notify", "inbox"}
+                  "page_console", "page_network", "page_source", "page_highlight", "page_screenshot", "user_ask",
+                  "user_notify", "inbox"}
 
 
 def wire(tools) -> str:
@@ -38,13 +46,23 @@ def outputs(tools) -> int:
 def test_the_default_family_fits_its_budget(tmp_path: Path):
     async def go():
         async with bridge(tmp_path) as b:
-            tools = (await b.client.list_tools()).tools
+            listed = (await b.client.list_tools()).tools
+        tools = [t for t in listed if t.name not in SKILL_FAMILY | WEBMCP_FAMILY]
+        skills = [t for t in listed if t.name in SKILL_FAMILY]
+        webmcp = [t for t in listed if t.name in WEBMCP_FAMILY]
         figure, out = len(wire(tools)), outputs(tools)
         print(f"\ntools/list, default family: {len(tools)} tools, {figure} characters (budget {DEFAULT_BUDGET}); "
-              f"outputSchema {out} (budget {DEFAULT_OUTPUT_BUDGET})")
-        assert {t.name for t in tools} == DEFAULT_FAMILY
+              f"outputSchema {out} (budget {DEFAULT_OUTPUT_BUDGET}); skill family {len(wire(skills)) - 11} "
+              f"(budget {SKILL_BUDGET}), outputSchema {outputs(skills)} (budget {SKILL_OUTPUT_BUDGET}); WebMCP "
+              f"family {len(wire(webmcp)) - 11} (budget {WEBMCP_BUDGET}), outputSchema {outputs(webmcp)} (budget "
+              f"{WEBMCP_OUTPUT_BUDGET})")
+        assert {t.name for t in tools} == DEFAULT_FAMILY and {t.name for t in skills} == SKILL_FAMILY
+        assert {t.name for t in webmcp} == WEBMCP_FAMILY
         assert figure <= DEFAULT_BUDGET and out <= DEFAULT_OUTPUT_BUDGET
-        assert all(t.output_schema for t in tools)
+        # the family's own characters: its part of the list, without the `{"tools":[]}` wrapper both would share
+        assert len(wire(skills)) - 11 <= SKILL_BUDGET and outputs(skills) <= SKILL_OUTPUT_BUDGET
+        assert len(wire(webmcp)) - 11 <= WEBMCP_BUDGET and outputs(webmcp) <= WEBMCP_OUTPUT_BUDGET
+        assert all(t.output_schema for t in listed)
     run(go())
 
 
@@ -66,6 +84,16 @@ def test_the_desktop_family_fits_its_budget(tmp_path: Path):
     run(go())
 
 
+def test_the_desktop_family_is_served_only_when_the_user_turns_it_on(tmp_path: Path):
+    from bridge.tools import enabled_tools
+    from bridge.tools.desktop import TOOLS as DESKTOP
+
+    default = {t.name for t in enabled_tools(Settings(config_dir=tmp_path))}
+    assert default == DEFAULT_FAMILY | SKILL_FAMILY | WEBMCP_FAMILY
+    on = {t.name for t in enabled_tools(Settings(config_dir=tmp_path, desktop_enabled=True))}
+    assert on == DEFAULT_FAMILY | SKILL_FAMILY | WEBMCP_FAMILY | {t.name for t in DESKTOP}
+
+
 def test_schemas_carry_no_titles_or_null_unions(tmp_path: Path):
     async def go():
         async with bridge(tmp_path) as b:
@@ -82,9 +110,9 @@ def test_the_desktop_family_is_not_registered_when_its_backend_cannot_load(tmp_p
     async def go():
         async with bridge(tmp_path, desktop_enabled=True) as b:
             names = {t.name for t in (await b.client.list_tools()).tools}
-        assert names == DEFAULT_FAMILY
+        assert names == DEFAULT_FAMILY | SKILL_FAMILY | WEBMCP_FAMILY
     run(go())
-    assert desktop.why_unavailable(Settings()) == "Python packages missing: mss (pip install 'dbg-bridge[desktop]')"
+    assert desktop.why_unavailable(Settings(desktop_enabled=True)) == "Python packages missing: mss (pip install 'dbg-bridge[desktop]')"
 
 
 def test_doctor_says_why_the_desktop_tools_are_not_registered(monkeypatch):
@@ -92,6 +120,8 @@ def test_doctor_says_why_the_desktop_tools_are_not_registered(monkeypatch):
     from bridge.doctor import checks
 
     monkeypatch.setattr(desktop, "X11_MODULES", {"no_such_module_here": "mss"})
-    check = next(c for c in checks(Settings()) if c.name == "desktop tools")
+    off = next(c for c in checks(Settings()) if c.name == "desktop tools")
+    assert off.ok and "--desktop-enabled" in off.detail and "DBG_DESKTOP_ENABLED=1" in off.detail
+    check = next(c for c in checks(Settings(desktop_enabled=True)) if c.name == "desktop tools")
     assert not check.ok and check.detail == ("desktop_* tools not registered: Python packages missing: mss "
                                              "(pip install 'dbg-bridge[desktop]')")

@@ -30,9 +30,13 @@ def test_client_speaks_the_bridges_protocol_version():
 
 
 def test_client_typedefs_name_every_wire_message_type():
+    """The client's wire typedefs are generated from the protocol's models (so they cannot drift by hand)."""
+    types = (ROOT / "inject" / "command_types.js").read_text()
+    for model in (*protocol.UP_MODELS, *protocol.DOWN_MODELS):
+        assert f"}} {model.__name__}\n" in types, model.__name__
     for literal in ("'registered'", "'exec'", "'ping'", "'ack'", "'cancel'", "'result'", "'frames'", "'bye'",
-                    "'leaving'"):
-        assert f"type: {literal}" in CLIENT, literal
+                    "'leaving'", "'event'"):
+        assert f"type: {literal}" in types, literal
 
 
 def test_client_type_checks_with_tsc_checkjs():

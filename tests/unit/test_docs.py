@@ -17,7 +17,7 @@ def test_generated_reference_docs_match_the_code():
 def test_every_tool_has_a_description_and_a_family_prefix():
     for tool in TOOLS:
         assert tool.description, tool.name
-        assert tool.name.split("_")[0] in {"page", "user", "inbox", "desktop"}, tool.name
+        assert tool.name.split("_")[0] in {"page", "user", "inbox", "skill", "desktop", "agent"}, tool.name
 
 
 def test_every_setting_has_a_description():

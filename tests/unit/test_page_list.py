@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import tempfile
+import types
 from pathlib import Path
 
 import pytest
@@ -68,3 +69,38 @@ def test_the_cluster_list_is_sliced_by_tabs_too():
     page, more = tab_slice(rows, 2, 2)
     assert [r["pageId"] for r in page] == ["t2/host", "t2/f0", "t3/host", "t3/f0"] and more == 4
     assert tab_slice(rows, 4, 2) == (rows[8:], None)
+
+
+def live(d: Dispatcher, inst_id: str, seen: float) -> None:
+    """Make a registered tab look connected (a channel), last heard from at `seen` (epoch s)."""
+    inst = d.registry.instances[inst_id]
+    inst.conn = types.SimpleNamespace(kind="ws")  # type: ignore[assignment]
+    inst.state, inst.ever_connected, inst.last_seen = "live", True, seen
+
+
+def test_live_tabs_come_first_most_recently_active_first_and_never_connected_reservations_after_them():
+    d = dispatcher_with(40)  # a flood of reservations that never connected
+    ids = list(d.registry.instances)
+    live(d, ids[35], 1000.0)
+    live(d, ids[37], 3000.0)
+    gone = d.registry.instances[ids[36]]
+    gone.ever_connected, gone.last_seen = True, 5000.0  # had a channel, lost it: after the live ones
+    first = run_async(page_list(d, limit=3))
+    assert [r["pageId"].split("/")[0] for r in first["pages"] if r["parent"] is None] == [ids[37], ids[35], ids[36]]
+    rest, cursor = [], first["nextCursor"]
+    while cursor:
+        out = run_async(page_list(d, cursor=cursor, limit=7))
+        rest += [r["pageId"].split("/")[0] for r in out["pages"] if r["parent"] is None]
+        cursor = out.get("nextCursor")
+    assert rest == [i for n, i in enumerate(ids) if n not in (35, 36, 37)]  # reservations oldest first, each once
+
+
+def test_a_tab_that_becomes_active_between_pages_is_not_shown_twice_after_the_cursor():
+    d = dispatcher_with(4)
+    ids = list(d.registry.instances)
+    for n, i in enumerate(ids):
+        live(d, i, 100.0 + n)
+    first = run_async(page_list(d, limit=2))
+    assert [r["pageId"].split("/")[0] for r in first["pages"] if r["parent"] is None] == [ids[3], ids[2]]
+    rest = run_async(page_list(d, cursor=first["nextCursor"], limit=10))
+    assert [r["pageId"].split("/")[0] for r in rest["pages"] if r["parent"] is None] == [ids[1], ids[0]]

@@ -147,7 +147,7 @@ def test_disable_tools_takes_names_globs_and_the_acting_group():
     from bridge.tools import enabled_tools
 
     def names(**kw):
-        return {t.name for t in enabled_tools(load_settings(kw, env={}))}
+        return {t.name for t in enabled_tools(load_settings({"desktop_enabled": True, **kw}, env={}))}
 
     everything = names()
     assert "page_exec" in everything and "desktop_click" in everything

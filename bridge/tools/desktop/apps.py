@@ -22,7 +22,8 @@ async def desktop_status(desk: Desktop) -> dict[str, Any]:
     """The desktop: display, screens, window manager, accessibility/OCR, whether input is allowed, apps."""
     info = await run(desk, lambda b: {**b.info(), "windows": len(b.windows()), "apps": len(b.apps())})
     out = {"backend": desk.backend_name, **info, "mode": "attached" if desk.attached else "private",
-           "input": "allowed" if desk.input_allowed else "needs the human's consent",
+           "input": ("the human has the desktop" if desk.control_state()["holder"] == "human" else "allowed")
+           if desk.input_allowed else "needs the human's consent", "control": desk.control_state(),
            "allow": desk.settings.desktop_allow, "browser": desk.settings.desktop_browser, "session": desk.sessions,
            "recording": desk.recording.status() if desk.recording is not None else None}
     if desk.attached and desk.consent_until is not None and desk.input_allowed:

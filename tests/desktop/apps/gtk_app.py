@@ -17,6 +17,7 @@ def main() -> None:
     parser.add_argument("--title", default="Desktop Test App")
     parser.add_argument("--size", default="420x360")
     parser.add_argument("--password", action="store_true", help="add a password entry under the name entry")
+    parser.add_argument("--max-length", type=int, help="add an entry 'Short' that keeps this many characters")
     args = parser.parse_args()
     width, height = (int(n) for n in args.size.split("x"))
 
@@ -34,6 +35,11 @@ def main() -> None:
         secret = Gtk.Entry(visibility=False)
         secret.get_accessible().set_name("Password")
         box.pack_start(secret, False, False, 0)
+
+    if args.max_length:
+        short = Gtk.Entry(max_length=args.max_length)
+        short.get_accessible().set_name("Short")
+        box.pack_start(short, False, False, 0)
 
     label = Gtk.Label(label="Ready")
 

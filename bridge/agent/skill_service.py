@@ -1,0 +1,114 @@
+"""The skills-and-memory part of one bridge (`dispatcher.skills`): the skill store, the recordings in progress,
+memory, and skill runs (replay + trace + learning). Built once by create_app with the store chosen there."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from bridge.agent import skill_trace
+from bridge.agent.memory import Memory
+from bridge.agent.recording import Recordings
+from bridge.agent.skill_replay import replay
+from bridge.agent.skills import Skills, Until
+from bridge.errors import BridgeError
+from bridge.protocol import EventMsg
+from bridge.tools.page_handle import Page
+
+if TYPE_CHECKING:
+    from bridge.dispatch import Dispatcher
+    from bridge.registry import Instance
+
+log = logging.getLogger("bridge.agent.skills")
+
+
+class SkillService:
+    def __init__(self, dispatcher: Dispatcher, store: Any) -> None:
+        self.d = dispatcher
+        self.skills = Skills(store)
+        self.memory = Memory(store)
+        self.recordings = Recordings(self.skills, self.tab)
+        self.runs_dir: Path = dispatcher.settings.config_dir / "runs"
+
+    def tab(self, instance: str) -> Page:
+        return Page(self.d, self.d.resolve(f"{instance}/host"))
+
+    def page(self, page_id: str | None, ctx: Any = None) -> Page:
+        return Page(self.d, self.d.resolve(page_id), ctx)
+
+    def origin_of(self, page_id: str | None) -> str | None:
+        """The verified origin of a connected page (None when it is not connected)."""
+        try:
+            inst = self.d.resolve(page_id).inst
+        except BridgeError:
+            return None
+        return inst.verified_origin or inst.origin or None
+
+    # ---- events from the page (bridge/human/events.py hands them here) -------------------------------------------
+
+    def on_event(self, inst: Instance, msg: EventMsg) -> bool:
+        if msg.kind == "recorded":
+            self.recordings.take(inst.id, msg.step())
+        elif msg.kind == "record_start":
+            name = str(msg.data.get("name") or msg.text)
+            self.d.spawn(self._logged(self.recordings.start(self.tab(inst.id), name), f"start recording {name!r}"))
+        elif msg.kind == "record_stop":
+            rec = self.recordings.active_on(inst.id)
+            if rec is None:
+                return False
+            raw = msg.data.get("until") if isinstance(msg.data.get("until"), dict) else None
+            until = Until(text=str(raw.get("text"))[:4096]) if raw and raw.get("text") else None
+            self.d.spawn(self._logged(self.recordings.stop(rec.name, until, page_stopped=True),
+                                      f"save recording {rec.name!r}"))
+        return True
+
+    async def _logged(self, coro: Any, what: str) -> None:
+        try:
+            await coro
+        except BridgeError as exc:
+            log.warning("could not %s: %s", what, exc)
+
+    # ---- runs ------------------------------------------------------------------------------------------------------
+
+    async def run(self, name: str, params: dict[str, str], page_id: str | None, ctx: Any = None) -> dict[str, Any]:
+        """Replay a skill; its trace is written and memory learns from it whether it worked or not."""
+        skill = await self.skills.get(name)
+        values = skill.bind(params)
+        page = self.page(page_id, ctx) if skill.kind == "page" else None
+        trace = skill_trace.Trace(self.runs_dir, skill_trace.new_run_id())
+        try:
+            out = await replay(skill, values, trace, page, self.desktop_call if self.d.desktop is not None else None)
+            out["trace"] = str(trace.path)
+            out["run"] = trace.run_id
+            return out
+        finally:
+            trace.close()
+            await self.learn(trace.path)
+
+    async def learn(self, path: Path) -> list[Any]:
+        """What a finished trace (a skill run's, or an agent run's) teaches memory."""
+        try:
+            return await self.memory.learn(skill_trace.read(path))
+        except (OSError, ValueError) as exc:
+            log.warning("memory could not read trace %s: %s", path, exc)
+            return []
+
+    async def desktop_call(self, tool: str, arguments: dict[str, Any]) -> Any:
+        """A desktop step: the desktop_* tool of that name, through the same table as /mcp, audited like a call."""
+        import time
+
+        from bridge.tools import TOOLS
+
+        found = next((t for t in TOOLS if t.name == tool and t.name.startswith("desktop_")), None)
+        if found is None:
+            raise BridgeError(f"A desktop step names {tool!r}, which is not a desktop tool here.", code="bad_skill")
+        started = time.perf_counter()
+        first = self.d if found.scope is None else found.scope(self.d)
+        try:
+            value = await found.handler(first, **arguments)
+        except BridgeError as exc:
+            self.d.audit.tool_call(tool, arguments, (time.perf_counter() - started) * 1000, error=exc)
+            raise
+        self.d.audit.tool_call(tool, arguments, (time.perf_counter() - started) * 1000, value=value)
+        return value

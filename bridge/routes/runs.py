@@ -1,0 +1,144 @@
+"""The runs API (bearer token as /mcp; Host/Origin checked like every route; errors in the one JSON shape):
+POST /v1/runs, GET /v1/runs, GET /v1/runs/{id}, GET /v1/runs/{id}/events (SSE, replayable from Last-Event-ID),
+POST /v1/runs/{id}/cancel, POST /v1/runs/{id}/resume (the takeover's answer)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+from pydantic import ValidationError
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from bridge.agent.budgets import RunRequest
+from bridge.agent.runs import Run
+from bridge.agent.takeover import ACTIONS
+from bridge.errors import BridgeError
+from bridge.http import HTTPError, error_response, read_body
+from bridge.protocol import explain
+from bridge.security import bearer_ok
+
+MAX_BODY = 64 * 1024
+MAX_NOTE = 4000
+
+
+def _guarded(handler: Callable[[Request], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:
+    async def endpoint(request: Request) -> Response:
+        if not bearer_ok(request.headers, request.app.state.token):
+            return error_response(401, "unauthorized", "Send 'Authorization: Bearer <token>'; `dbg-bridge token` "
+                                                       "prints it.", headers={"WWW-Authenticate": 'Bearer realm="dbg-bridge"'})
+        try:
+            return await handler(request)
+        except HTTPError as exc:
+            return error_response(exc.status, exc.code, exc.message)
+
+    return endpoint
+
+
+async def json_body(request: Request) -> dict[str, Any]:
+    raw = await read_body(request, MAX_BODY)
+    try:
+        data = json.loads(raw or b"{}")
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+        raise HTTPError(400, "bad_json", f"Body is not valid JSON: {exc}.") from None
+    if not isinstance(data, dict):
+        raise HTTPError(400, "bad_request", "Body must be a JSON object.")
+    return data
+
+
+def start(agent: Any, data: dict[str, Any]) -> Run:
+    """Parse a run request and start it (HTTPError for bad input or no model)."""
+    try:
+        request = RunRequest.model_validate(data)
+    except ValidationError as exc:
+        raise HTTPError(400, "invalid_request", f"{explain(exc)}. Send {{task, model?, budgets?, dryrun?, allow?}}.") \
+            from None
+    try:
+        return agent.start_run(request)
+    except BridgeError as exc:
+        raise HTTPError(422, exc.code, str(exc).split("] ", 1)[-1]) from None
+
+
+def find(agent: Any, run_id: str) -> Run:
+    run = agent.runs.get(run_id)
+    if run is None:
+        raise HTTPError(404, "unknown_run", f"No live run {run_id!r} (GET /v1/runs lists them; finished runs older "
+                                            "than this bridge are in their traces: `dbg-bridge runs show ID`).")
+    return run
+
+
+def answer(run: Run, data: dict[str, Any], via: str) -> dict[str, Any]:
+    """The takeover's answer: {action: resume|skip|abort, note?}."""
+    action, note = data.get("action", "resume"), data.get("note", "")
+    if action not in ACTIONS:
+        raise HTTPError(400, "invalid_request", f"action must be one of {', '.join(ACTIONS)}, got {action!r}.")
+    if not isinstance(note, str) or len(note) > MAX_NOTE:
+        raise HTTPError(400, "invalid_request", f"note must be a string of at most {MAX_NOTE} characters.")
+    t = run.takeover
+    if t is None or t.answered:
+        raise HTTPError(409, "not_paused", f"Run {run.id} is not waiting for the human (state {run.state}).")
+    wanted = data.get("takeoverId")
+    if wanted is not None and wanted != t.id:
+        raise HTTPError(409, "not_paused", f"Takeover {wanted!r} is over; the open one is {t.id}.")
+    t.answer(action, note, via)
+    return {"id": run.id, "takeoverId": t.id, "action": action}
+
+
+async def create(request: Request) -> Response:
+    run = start(request.app.state.agent, await json_body(request))
+    return JSONResponse({"id": run.id, "state": run.state, "trace": str(run.trace_path or "")}, status_code=201)
+
+
+async def listing(request: Request) -> Response:
+    return JSONResponse({"runs": request.app.state.agent.runs.rows()})
+
+
+async def one(request: Request) -> Response:
+    return JSONResponse(find(request.app.state.agent, request.path_params["id"]).detail())
+
+
+async def cancel(request: Request) -> Response:
+    run = find(request.app.state.agent, request.path_params["id"])
+    if not request.app.state.agent.runs.cancel(run):
+        raise HTTPError(409, "run_over", f"Run {run.id} is over ({run.state}).")
+    return JSONResponse({"id": run.id, "cancelling": True}, status_code=202)
+
+
+async def resume(request: Request) -> Response:
+    run = find(request.app.state.agent, request.path_params["id"])
+    return JSONResponse(answer(run, await json_body(request), "api"))
+
+
+def sse(run: Run, after: int) -> StreamingResponse:
+    async def stream() -> AsyncIterator[bytes]:
+        yield b"retry: 2000\n\n"
+        async for e in run.follow(after):
+            yield f"id: {e['seq']}\ndata: {json.dumps(e, ensure_ascii=False, default=str)}\n\n".encode()
+
+    return StreamingResponse(stream(), media_type="text/event-stream",
+                             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+
+
+def last_event(request: Request) -> int:
+    raw = request.headers.get("last-event-id") or request.query_params.get("after") or "0"
+    if not raw.isdigit():
+        raise HTTPError(400, "invalid_request", "Last-Event-ID (or ?after=) must be an event's sequence number.")
+    return int(raw)
+
+
+async def events(request: Request) -> Response:
+    run = find(request.app.state.agent, request.path_params["id"])
+    return sse(run, last_event(request))
+
+
+routes = [
+    Route("/v1/runs", _guarded(create), methods=["POST"]),
+    Route("/v1/runs", _guarded(listing), methods=["GET"]),
+    Route("/v1/runs/{id}", _guarded(one), methods=["GET"]),
+    Route("/v1/runs/{id}/events", _guarded(events), methods=["GET"]),
+    Route("/v1/runs/{id}/cancel", _guarded(cancel), methods=["POST"]),
+    Route("/v1/runs/{id}/resume", _guarded(resume), methods=["POST"]),
+]

@@ -1,0 +1,60 @@
+"""agent_run: an MCP client delegates one task to the bridge's agent (bridge/agent/) and gets its outcome, with a
+progress notification per step. It gets the agent and nothing else."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import Context
+from pydantic import Field, ValidationError
+
+from bridge.agent.budgets import RunRequest
+from bridge.errors import BridgeError
+from bridge.protocol import explain
+from bridge.tools.base import Tool, acting
+from bridge.tools.outputs import obj
+
+
+async def agent_run(
+    agent: Any,
+    task: Annotated[str, Field(min_length=1, max_length=8000)],
+    dryrun: Annotated[bool, Field(description="Plan only.")] = False,
+    maxSteps: Annotated[int | None, Field(ge=1, le=500)] = None,
+    model: Annotated[str | None, Field(description="'client': your own model, by sampling.")] = None,
+    ctx: Context | None = None,
+) -> dict[str, Any]:
+    """Let the bridge's agent do a task (plan, act with the bridge's tools, verify); answers its end state, plan
+    and trace. Cancelling this call cancels the run."""
+    if agent is None:
+        raise BridgeError("The agent is not running in this bridge.", code="not_available")
+    try:
+        request = RunRequest(task=task, dryrun=dryrun, model=model, budgets={"max_steps": maxSteps})
+    except ValidationError as exc:
+        raise BridgeError(f"{explain(exc)}. Fix the arguments.", code="invalid_argument") from None
+    run = agent.start_run(request)
+    steps = 0
+    try:
+        async for e in run.follow():
+            if e["type"] == "tool_call" and e.get("step") and ctx is not None:
+                steps = e["step"]
+                await _progress(ctx, steps, run.limits.steps, f"step {steps}: {e['tool']}")
+            elif e["type"] == "human" and e["event"] == "pause" and ctx is not None:
+                await _progress(ctx, steps, run.limits.steps, f"waiting for the human: {e['takeover']['reason']}")
+    except asyncio.CancelledError:
+        agent.runs.cancel(run)
+        raise
+    return {"id": run.id, "state": run.state, "summary": run.summary, "plan": run.plan, "totals": dict(run.counts),
+            "trace": str(run.trace_path or "")}
+
+
+async def _progress(ctx: Context, done: float, total: float, message: str) -> None:
+    try:
+        await ctx.report_progress(done, total, message)
+    except Exception:  # noqa: BLE001 - a client without a progress token (or gone): the run goes on
+        return
+
+
+TOOLS = [Tool(agent_run, acting("Delegate a task to the bridge's agent", destructive=True, open_world=True),
+              scope=lambda d: d.agent,
+              output=obj("plan:?obj", id="str", state="str", summary="str", totals="obj", trace="str"))]

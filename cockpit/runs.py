@@ -1,0 +1,70 @@
+"""The cockpit's Runs tab: the same runs as /v1/runs, for the human at the cockpit (its cookie, not the token):
+start one, follow it live, answer its takeover, cancel it, read past runs from their traces."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from bridge.agent import trace as traces
+from bridge.dispatch import Dispatcher
+from bridge.http import HTTPError, error_response
+from bridge.routes import runs as api
+from bridge.cockpit.routes import HEADERS, _action, _refused
+
+
+async def listing(request: Request) -> Response:
+    refused = _refused(request)
+    if refused is not None:
+        return refused
+    return JSONResponse({"runs": request.app.state.agent.runs.rows()}, headers=HEADERS)
+
+
+async def events(request: Request) -> Response:
+    """One run's events (SSE): a live run from memory, a past one from its trace (then the stream ends)."""
+    refused = _refused(request)
+    if refused is not None:
+        return refused
+    agent, run_id = request.app.state.agent, request.path_params["id"]
+    run = agent.runs.get(run_id)
+    try:
+        after = api.last_event(request)
+    except HTTPError as exc:
+        return error_response(exc.status, exc.code, exc.message, headers=HEADERS)
+    if run is not None:
+        return api.sse(run, after)
+    path = traces.runs_dir(agent.settings.config_dir) / f"{run_id}.jsonl"
+    if not run_id.replace("-", "").isalnum() or not path.is_file():
+        return error_response(404, "unknown_run", f"No run {run_id!r}.", headers=HEADERS)
+    return JSONResponse({"events": traces.read(path)}, headers=HEADERS)
+
+
+async def start(d: Dispatcher, data: dict[str, Any], request: Request) -> dict[str, Any]:
+    run = api.start(request.app.state.agent, {k: v for k, v in data.items() if k in ("task", "dryrun", "model")})
+    d.audit.human("run", None, action="start", run=run.id, task=run.request.task)
+    return {"id": run.id}
+
+
+async def cancel(d: Dispatcher, data: dict[str, Any], request: Request) -> dict[str, Any]:
+    run = api.find(request.app.state.agent, str(data.get("id", "")))
+    if not request.app.state.agent.runs.cancel(run):
+        raise HTTPError(409, "run_over", f"Run {run.id} is over ({run.state}).")
+    d.audit.human("run", None, action="cancel", run=run.id)
+    return {"id": run.id, "cancelling": True}
+
+
+async def resume(d: Dispatcher, data: dict[str, Any], request: Request) -> dict[str, Any]:
+    run = api.find(request.app.state.agent, str(data.get("id", "")))
+    return api.answer(run, {k: v for k, v in data.items() if k in ("action", "note", "takeoverId")}, "cockpit")
+
+
+routes = [
+    Route("/cockpit/runs", listing, methods=["GET"]),
+    Route("/cockpit/runs/{id}/events", events, methods=["GET"]),
+    Route("/cockpit/runs/start", _action(start), methods=["POST"]),
+    Route("/cockpit/runs/cancel", _action(cancel), methods=["POST"]),
+    Route("/cockpit/runs/resume", _action(resume), methods=["POST"]),
+]

@@ -1,0 +1,68 @@
+"""The cockpit's Runs tab in Chromium: a quick run started from the box, its plan and steps live, the takeover
+answered there with a note, cancel, and the history with each run's trace."""
+
+from __future__ import annotations
+
+from e2e.agent_fixtures import agent_bridge, api, app_page, model, site  # noqa: F401 - fixtures
+from e2e.runs_api import done, of
+from e2e.scripted_model import Req, call
+
+
+def test_the_runs_tab_runs_a_task_shows_its_steps_and_answers_its_takeover(model, agent_bridge, api, app_page,
+                                                                         context):
+    def policy(req: Req):
+        if req.verifying:
+            return call("verdict", done=True, reason="Quince is there")
+        if not req.called("plan"):
+            return call("plan", steps=["Click Load more", "Hand over to check"],
+                        stop_conditions=[{"kind": "text", "value": "Quince"}])
+        if not req.called("page_act"):
+            return call("page_act", action="click", selector="#more")
+        if not req.called("pause_for_human"):
+            return call("pause_for_human", reason="check the new item")
+        return call("finish", summary=req.last["content"])
+
+    model.policies["default"] = policy  # the quick-run box uses the bridge's default model name
+    cockpit = context.new_page()
+    cockpit.goto(agent_bridge.base + "/#runs")
+    cockpit.locator("#run-task").fill("Load more items and let me check")
+    cockpit.locator("#run-start").click()
+    cockpit.locator("#run-takeover:not([hidden])").wait_for(timeout=20000)
+    assert "check the new item" in cockpit.locator("#takeover-text").inner_text()
+    assert cockpit.locator("#count-takeovers").is_visible()
+    plan = cockpit.locator("#run-plan li").all_inner_texts()
+    assert plan[:2] == ["Click Load more", "Hand over to check"] and plan[2] == "stop when text “Quince”"
+    step = cockpit.locator("#run-steps tr[data-tool=page_act]")
+    assert step.locator("td").nth(0).inner_text() == "1" and "#more" in step.locator("td.args").inner_text()
+    assert "error" not in step.locator("td.result").inner_text()
+    # the same takeover is in the page, as a card; the cockpit answers it with a note
+    app_page.locator("dbg-human [data-question]").wait_for(timeout=10000)
+    cockpit.locator("#takeover-note").fill("Quince is fine")
+    cockpit.locator("button[data-takeover=skip]").click()
+    cockpit.locator("#run-summary[data-state=done]").wait_for(timeout=20000)
+    assert "Quince is fine" in cockpit.locator("#run-summary").inner_text()
+    app_page.locator("dbg-human [data-question]").wait_for(state="detached", timeout=10000)
+    run_id = cockpit.locator("#run-live").get_attribute("data-run")
+    events = api.events(run_id)
+    answer = [e for e in of(events, "human") if e["event"] == "answer"][0]
+    assert (answer["action"], answer["via"], answer["note"]) == ("skip", "cockpit", "Quince is fine")
+    assert done(events)["state"] == "done"
+    # the history lists it; Show replays a past run from its trace
+    row = cockpit.locator(f"#runs tr[data-run='{run_id}']")
+    row.wait_for(timeout=10000)
+    assert row.get_attribute("data-state") == "done"
+
+
+def test_the_runs_tab_cancels_a_live_run(model, agent_bridge, api, app_page, context):
+    model.policies["default"] = lambda req: (call("plan", steps=["wait"]) if not req.called("plan") else
+                                             call("page_wait", text="never", timeout=30))
+    cockpit = context.new_page()
+    cockpit.goto(agent_bridge.base + "/#runs")
+    cockpit.locator("#run-task").fill("Wait for nothing")
+    cockpit.locator("#run-start").click()
+    cockpit.locator("#run-steps tr[data-tool=page_wait]").wait_for(timeout=20000)
+    cockpit.locator("#run-cancel").click()
+    cockpit.locator("#run-summary[data-state=cancelled]").wait_for(timeout=20000)
+    refused = cockpit.evaluate("fetch('/cockpit/runs/start', {method: 'POST', headers: {'Content-Type': "
+                               "'application/json'}, body: '{\"task\": \"\"}'}).then(r => r.status)")
+    assert refused == 400

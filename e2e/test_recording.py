@@ -1,0 +1,102 @@
+"""Page recording as a person does it: `dbg-bridge record` in a terminal, real input in the tab (typing, a password, a
+checkbox in a same-origin frame, a reload mid-way), Stop and the stop condition from the page's own panel; the
+skill it saves (a password is a secret parameter, never written anywhere), replayed by `dbg-bridge skill run`; the
+panel's Record card (Alt+Shift+R) starts one too."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from typing import Any
+
+from tests.support import CONNECTED, ROOT, open_page, wait_until
+
+
+def cli(bridge: Any, *args: str, **kw: Any) -> subprocess.Popen[str]:
+    env = {**os.environ, "DBG_CONFIG_DIR": str(bridge.config_dir)}
+    env.pop("DBG_PORT", None)
+    return subprocess.Popen([sys.executable, "-m", "bridge", *args, "--port", str(bridge.port)], cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
+
+
+def test_record_in_the_terminal_stop_in_the_panel_then_replay_with_a_secret(bridge, dev, context):
+    page = open_page(context, dev.url("/signin.html"))
+    page.frame_locator("#prefs").locator("#remember").wait_for()
+    rec = cli(bridge, "record", "sign-in", "--page", page.page_id)
+    assert rec.stdout is not None
+    first = rec.stdout.readline()
+    assert first.startswith("Recording 'sign-in' in tab"), first + rec.stderr.read() if rec.poll() else first
+    page.locator("dbg-human [data-recording]").wait_for()
+
+    page.click("#email")
+    page.keyboard.type("first@example.com")
+    page.reload()  # the human reloads mid-way: the recording goes on in the new document
+    page.wait_for_function(CONNECTED)
+    page.locator("dbg-human [data-recording]").wait_for()
+    page.click("#email")
+    page.keyboard.type("ada@example.com")
+    page.click("#pw")
+    page.keyboard.type("correct horse")
+    page.frame_locator("#prefs").locator("#remember").click()  # in a same-origin frame
+    page.click("text=Sign in >> nth=-1")
+    page.locator("#out", has_text="Welcome, ada@example.com (remembered)").wait_for()
+
+    # Stop in the panel: it asks what shows it worked, prefilled with the last text that appeared
+    page.click("dbg-human [data-answer=stop-recording]")
+    until = page.locator("dbg-human input[aria-label='Text seen at the end']")
+    assert until.input_value() == "Welcome, ada@example.com (remembered)"
+    page.click("dbg-human [data-answer=save-skill]")
+    out, err = rec.communicate(timeout=30)
+    assert rec.returncode == 0, err
+    assert "Saved skill 'sign-in'" in out and "fill textbox 'Password' = ••••" in out
+
+    skill_file = bridge.config_dir / "skills" / "sign-in.json"
+    text = skill_file.read_text()
+    assert "correct horse" not in text  # the password never left the page
+    skill = json.loads(text)
+    params = {p["name"]: p for p in skill["params"]}
+    assert params["password"] == {"name": "password", "secret": True, "label": "Password"}
+    assert {p.get("default") for p in params.values()} >= {"first@example.com", "ada@example.com"}
+    actions = [(s["action"], s["frame"]) for s in skill["steps"]]
+    assert actions == [("goto", "host"), ("fill", "host"), ("goto", "host"), ("fill", "host"), ("fill", "host"),
+                       ("check", "f0"), ("click", "host")]
+    email = next(n for n, p in params.items() if p.get("default") == "ada@example.com")
+    assert skill["until"] == {"text": "Welcome, {{" + email + "}} (remembered)"}
+
+    # replay on a fresh tab from the terminal: the secret is asked for, the other values have defaults
+    fresh = open_page(context, dev.url("/signin.html"))
+    missing = cli(bridge, "skill", "run", "sign-in", "--page", fresh.page_id)
+    _, err = missing.communicate(timeout=60)
+    assert missing.returncode == 1 and "[missing_param]" in err and "password" in err
+    run = cli(bridge, "skill", "run", "sign-in", "--page", fresh.page_id, "--param", "password=hunter22",
+              "--param", f"{email}=grace@example.com")
+    out, err = run.communicate(timeout=60)
+    assert run.returncode == 0, err
+    assert "text 'Welcome, grace@example.com (remembered)' seen" in out
+    fresh.wait_for_function(CONNECTED)
+    assert fresh.locator("#out").text_content() == "Welcome, grace@example.com (remembered)"
+    assert fresh.frame_locator("#prefs").locator("#remember").is_checked()
+    trace = out.rsplit("trace ", 1)[1].strip()
+    assert "hunter22" not in open(trace).read()
+
+
+def test_the_panel_record_card_starts_a_recording(bridge, dev, context):
+    import httpx2
+
+    page = open_page(context, dev.url("/signin.html"))
+    page.keyboard.press("Alt+Shift+R")
+    page.locator("dbg-human input[aria-label='Skill name']").fill("from-panel")
+    page.click("dbg-human [data-answer=record]")
+    page.locator("dbg-human [data-recording='from-panel']").wait_for()
+    page.click("#email")
+    page.keyboard.type("x@example.com")
+    page.keyboard.press("Enter")
+    headers = {"Authorization": f"Bearer {bridge.token}"}
+    wait_until(lambda: httpx2.get(f"{bridge.base}/v1/recordings/from-panel", headers=headers).json()["steps"] >= 2,
+               what="the panel's recording reaches the bridge")
+    done = httpx2.post(f"{bridge.base}/v1/recordings/from-panel/stop", headers=headers, json={}).json()
+    assert done["state"] == "saved" and done["skill"]["params"] == {"email": "x@example.com"}
+    assert done["recent"] == ["fill textbox 'Email' = 'x@example.com'", "press textbox 'Email' Enter"]
+    assert page.locator("dbg-human [data-recording]").count() == 0  # the page stopped too

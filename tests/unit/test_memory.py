@@ -1,0 +1,53 @@
+"""Memory from traces: a skill run's and an agent run's failed steps become `avoid` facts and a done run's steps
+`affordance` facts, each with its run and marked as page data; the planner block is bounded, avoid first."""
+
+from __future__ import annotations
+
+import asyncio
+
+from bridge.agent.memory import Memory, extract
+from bridge.agent.skill_store import DiskStore
+
+SKILL_RUN = [
+    {"type": "run_start", "run": "skill-1", "scope": "http://a.test", "kind": "skill"},
+    {"type": "tool_result", "step": 2, "ok": True, "line": "click button 'Save'",
+     "target": {"role": "button", "name": "Save", "selector": "#save"}},
+    {"type": "run_done", "state": "done"},
+]
+AGENT_RUN = [
+    {"type": "run_start", "run": "r1", "task": "export"},
+    {"type": "tool_call", "step": 1, "tool": "page_act", "args": {"action": "click", "selector": "#export"}},
+    {"type": "tool_result", "step": 1, "tool": "page_act", "ok": False, "code": "no_match",
+     "text": "[no_match] Nothing matches selector '#export'. Take a page_snapshot."},
+    {"type": "human", "event": "answer", "action": "resume", "note": "Export is under the ⋯ menu"},
+    {"type": "run_done", "state": "failed"},
+]
+
+
+def test_a_done_skill_run_teaches_what_worked_with_its_run():
+    [fact] = extract(SKILL_RUN)
+    assert fact.kind == "affordance" and fact.scope == "http://a.test" and fact.run == "skill-1"
+    assert fact.text == "click on the button 'Save' works (found by '#save')" and fact.source == "page"
+
+
+def test_an_agent_run_teaches_what_failed_and_what_the_human_said():
+    events = [{**AGENT_RUN[0], "scope": "http://a.test"}, *AGENT_RUN[1:]]
+    avoid, said = extract(events)
+    assert avoid.kind == "avoid" and avoid.text == "page_act click selector '#export' failed (no_match): Nothing " \
+                                                   "matches selector '#export'"
+    assert said.kind == "affordance" and said.source == "human" and "⋯ menu" in said.text
+    assert extract(AGENT_RUN) == []  # no origin or app: nothing to file it under
+
+
+def test_the_planner_block_is_bounded_avoid_first_and_marked_as_page_data(tmp_path):
+    memory = Memory(DiskStore(tmp_path))
+    asyncio.run(memory.learn(SKILL_RUN))
+    asyncio.run(memory.learn([{**AGENT_RUN[0], "scope": "http://a.test"}, *AGENT_RUN[1:]]))
+    block = asyncio.run(memory.context("http://a.test"))
+    lines = block.splitlines()
+    assert "not instructions" in lines[0] and lines[1].startswith("- avoid: page_act click")
+    assert "(from page) [run r1]" in lines[1]
+    assert len(asyncio.run(memory.context("http://a.test", limit=len(lines[0]) + 10)).splitlines()) == 1
+    assert asyncio.run(memory.context("http://other.test")) == ""
+    again = asyncio.run(memory.learn(SKILL_RUN))  # the same fact again is kept once, counted
+    assert again[0].seen == 2 and len(asyncio.run(memory.list("http://a.test"))) == 3
