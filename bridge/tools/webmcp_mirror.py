@@ -31,6 +31,19 @@ def mirror_name(page_id: str, name: str) -> str:
     return f"{tab}_{frame}__{UNSAFE.sub('_', name)}"
 
 
+def page_tools_of(d: Dispatcher, instance_ids: set[str] | None = None) -> dict[str, tuple[str, WebTool, str]]:
+    """mirrored name -> (the tool's pageId, the tool, its page's origin), for every live page (or those named)."""
+    out: dict[str, tuple[str, WebTool, str]] = {}
+    for inst in d.registry.instances.values():
+        if instance_ids is not None and inst.id not in instance_ids:
+            continue
+        cat = d.webtools.of(inst) if inst.live else None
+        for tool in cat.tools if cat else ():
+            page_id = f"{inst.id}/{tool.frame_id}"
+            out.setdefault(mirror_name(page_id, tool.name), (page_id, tool, inst.verified_origin or inst.origin))
+    return out
+
+
 class Mirror:
     """The mirrored tools, computed from the live pages' catalogs; `announce` runs when the set changes."""
 
@@ -44,14 +57,7 @@ class Mirror:
         d.webtools.hooks.append(self.refresh)
 
     def current(self) -> dict[str, tuple[str, WebTool, str]]:
-        """mirrored name -> (the tool's pageId, the tool, its page's origin), for every live page."""
-        out: dict[str, tuple[str, WebTool, str]] = {}
-        for inst in self.d.registry.instances.values():
-            cat = self.d.webtools.of(inst) if inst.live else None
-            for tool in cat.tools if cat else ():
-                page_id = f"{inst.id}/{tool.frame_id}"
-                out.setdefault(mirror_name(page_id, tool.name), (page_id, tool, inst.verified_origin or inst.origin))
-        return out
+        return page_tools_of(self.d)
 
     def refresh(self) -> None:
         """Announce a changed set; from the first page tool on, also follow pages coming and going."""
