@@ -24,6 +24,8 @@ const WEBMCP_FRAME_WAIT_MS = 3000;
 const webmcp = {
   /** The context last seen (document.modelContext, else navigator.modelContext). @type {any} */ ctx: null,
   /** What getTools() answered last: executeTool() takes these descriptors. @type {any[]} */ seen: [],
+  /** The frames (their windows) that said they have a WebMCP context: only they are asked for tools. @type {WeakSet<Window>} */
+  reporting: new WeakSet(),
   /** Set at boot: what to do when this document's tools change (host: resend the tab's list; frame: tell the host). @type {(() => void)|null} */
   onChange: null,
   timer: 0,
@@ -80,7 +82,7 @@ const webmcp = {
     let total = own.tools.length === WEBMCP_MAX_TOOLS + 1 ? this.seen.length : own.tools.length;
     const apis = { host: own.api };
     for (const entry of router.frames.values()) {
-      if (!entry.ready || !sameOrigin(entry.el)) continue;
+      if (!entry.ready || !sameOrigin(entry.el) || !entry.win || !this.reporting.has(entry.win)) continue;
       const out = await router.exec(entry.id, 'tools', {}, WEBMCP_FRAME_WAIT_MS);
       if (!out.ok || !out.result) continue;
       /** @type {any} */ (apis)[entry.id] = out.result.api;
