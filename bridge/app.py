@@ -34,14 +34,10 @@ from bridge.settings import Settings
 def create_app(settings: Settings, token: str | None) -> Starlette:
     """The bridge as an ASGI app. `settings.port` must be the port actually bound (Host checks use it)."""
     dispatcher = Dispatcher(settings)
-    if settings.cluster:
-        from bridge.cluster import Cluster  # only with --cluster: the redis client is an optional extra
-
-        dispatcher.cluster = Cluster(dispatcher, settings.cluster)
+    from bridge.agent.skill_seam import open_settings_store
     from bridge.agent.skill_service import SkillService
-    from bridge.agent.skill_store import open_store
 
-    dispatcher.skills = SkillService(dispatcher, open_store(settings.config_dir, dispatcher.cluster))
+    dispatcher.skills = SkillService(dispatcher, open_settings_store(settings))  # Redis with --cluster, else files
     policy = Policy(settings)
     server = build_server(dispatcher)
     agent = dispatcher.agent = Agent(settings, dispatcher, server)  # runs call the same server in-process
@@ -62,10 +58,7 @@ def create_app(settings: Settings, token: str | None) -> Starlette:
 
         dispatcher.desktop = Desktop(settings, control_changed) if served(settings) else None
         async with server.session_manager.run():
-            if dispatcher.cluster is None:  # in a cluster, Redis keeps the reserved ids
-                dispatcher.registry.persist_to(settings.config_dir / "pages.json")
-            else:
-                await dispatcher.cluster.start()
+            await dispatcher.shared.start()  # reserved ids back from pages.json, or the team bridge joined
             sweeper = asyncio.create_task(_sweep(dispatcher))
             agent.start()
             try:
@@ -73,8 +66,7 @@ def create_app(settings: Settings, token: str | None) -> Starlette:
             finally:
                 sweeper.cancel()
                 await agent.stop()
-                if dispatcher.cluster is not None:
-                    await dispatcher.cluster.stop()
+                await dispatcher.shared.stop()
                 dispatcher.registry.save()
                 desktop, dispatcher.desktop = dispatcher.desktop, None
                 if desktop is not None:

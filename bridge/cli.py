@@ -10,7 +10,7 @@ import socket
 import sys
 from typing import Any
 
-from bridge import __version__
+from bridge import __version__, shared_state
 from bridge.command import invocation
 from bridge.settings import ENV_PREFIX, Settings, SettingsError, is_list, is_table, load_settings
 
@@ -229,12 +229,9 @@ def serve(settings: Settings, ready_file: str | None = None) -> int:
     if not settings.is_loopback:
         print(f"WARNING: binding {settings.host}: other machines can reach this bridge. Keep the token secret.",
               file=sys.stderr)
-    if settings.cluster:
-        import importlib.util
-
-        if importlib.util.find_spec("redis") is None:
-            print("dbg-bridge: --cluster needs the Redis client: pip install 'dbg-bridge[cluster]'.", file=sys.stderr)
-            return 2
+    if (lacking := shared_state.missing(settings)) is not None:
+        print(f"dbg-bridge: {lacking}", file=sys.stderr)
+        return 2
     try:
         sock = _bind(settings)
     except OSError as exc:

@@ -22,6 +22,8 @@ from bridge.protocol import CancelFrame, ExecFrame, ResultMsg, dump
 from bridge.ratelimit import RateLimit
 from bridge.registry import LOST_GRACE, lost_to, Instance, Registry, split_page_id
 from bridge.settings import Settings
+from bridge import shared_state
+from bridge.shared_state import SharedState
 from bridge.webmcp import WebTools
 
 #: How long a call addressed to a reloading/reconnecting page waits for it to come back.
@@ -46,12 +48,15 @@ class Dispatcher:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self.registry = Registry(settings.page_ttl, settings.max_pending_pages)
+        # the single-machine parts tell the shared state of their changes (it is built last, below: they are
+        # told only once pages and questions come, at run time)
+        self.registry = Registry(settings.page_ttl, settings.max_pending_pages,
+                                 on_change=lambda inst, gone: self.shared.page_changed(inst, gone))
         self._secrets: tuple[object, frozenset[str]] = (None, frozenset())
         self.pending = Pending()
-        self.inbox = Inbox()
+        self.inbox = Inbox(share=_InboxShare(self))
         self.clients = Clients()
-        self.questions = Questions()
+        self.questions = Questions(on_change=lambda q, opened: self.shared.question_changed(q, opened))
         #: The WebMCP tools each page registered (page data, checked there).
         self.webtools = WebTools(self.inbox)
         #: Every tool call and human event: appended to audit.jsonl and streamed to the cockpit.
@@ -61,18 +66,21 @@ class Dispatcher:
         self.inbox.hooks.append(self.audit.inbox_item)
         #: Fire-and-forget work (announcements, re-shown questions); held here so the tasks are not collected.
         self.background: set[asyncio.Task[Any]] = set()
-        #: (consent class, verified origin) pairs the human allowed for this bridge's lifetime.
-        self.approved_origins: set[tuple[str, str]] = set()
         #: The bridge.desktop.service.Desktop, built and closed by the app's lifespan (None: not built, or disabled).
         self.desktop: Any = None
         #: open_file requests per page origin (the human could not have asked for more).
         self.open_file_limit = RateLimit(settings.open_file_per_minute, 60.0)
-        #: `--cluster`: the replica's part in a Redis-backed cluster (bridge.cluster.Cluster), else None.
-        self.cluster: Any = None
         #: Skills and memory (bridge.agent.skill_service.SkillService), built by create_app; None until then.
         self.skills: Any = None
         #: The runs of this bridge (bridge.agent.service.Agent), built by the app; None outside one.
         self.agent: Any = None
+        #: Pages, questions and the inbox as every replica sees them (bridge/shared_state.py, picked once).
+        self.shared: SharedState = shared_state.build(self)
+
+    @property
+    def approved_origins(self) -> set[tuple[str, str]]:
+        """(consent class, verified origin) pairs the human allowed for this bridge's lifetime (every replica's)."""
+        return self.shared.approvals
 
     def page_secrets(self) -> frozenset[str]:
         """Every known page's secret, rebuilt only when the registry changed (the audit redacts them per record)."""
@@ -126,9 +134,7 @@ class Dispatcher:
 
     def only_tab(self) -> str:
         """With pageId left out: the top frame of the one live tab, or an error naming the choices."""
-        tabs = [i for i in self.registry.instances.values() if i.live]
-        if self.cluster is not None:
-            tabs += [i for i in self.cluster.mirror.instances.values() if i.live]
+        tabs = [i for i in self.registry.instances.values() if i.live] + self.shared.remote_tabs()
         if len(tabs) == 1:
             return f"{tabs[0].id}/host"
         if not tabs:
@@ -165,11 +171,9 @@ class Dispatcher:
         return until if time.monotonic() < until else None
 
     def lookup(self, instance_id: str) -> Instance | None:
-        """A page of this bridge, or (in a cluster) of another replica."""
+        """A page of this bridge, or of another replica."""
         inst = self.registry.instances.get(instance_id)
-        if inst is None and self.cluster is not None:
-            return self.cluster.mirror.get(instance_id)
-        return inst
+        return self.shared.remote(instance_id) if inst is None else inst
 
     async def target(self, page_id: str | None, timeout: float) -> Target:
         """`resolve`, but a page that is reloading, reconnecting or coming back after a bridge restart (its id was
@@ -393,6 +397,19 @@ class Dispatcher:
 #: What a failure after dispatch tells the agent about retrying.
 NOT_BLINDLY = ("Do not blindly retry code that is not idempotent (it may apply twice): check the page's state "
                "first (page_snapshot, or a read-only page_exec).")
+
+
+class _InboxShare:
+    """The inbox's items shared through the shared state (whichever it is once built)."""
+
+    def __init__(self, d: Dispatcher) -> None:
+        self.d = d
+
+    def take(self, item: Any) -> bool:
+        return self.d.shared.inbox_take(item)
+
+    def mark(self, ids: list[int], status: Any) -> None:
+        self.d.shared.inbox_mark(ids, status)
 
 
 def _when(w: Waiter) -> str:

@@ -11,7 +11,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 Status = Literal["new", "acked", "resolved"]
 #: Who an item is from, set by the bridge alone: `human` (the cockpit: its cookie and Origin), `page` (anything that
@@ -44,24 +44,32 @@ class Item:
         return out
 
 
+class Share(Protocol):
+    """Where an inbox's items are shared (bridge/shared_state.py): nowhere on a single bridge."""
+
+    def take(self, item: Item) -> bool:
+        """Share a new item; True when the shared store gives it its id (it is inserted when that comes back)."""
+
+    def mark(self, ids: list[int], status: Status) -> None: ...
+
+
 class Inbox:
-    def __init__(self, limit: int = 5000) -> None:
+    def __init__(self, limit: int = 5000, share: Share | None = None) -> None:
         self.items: deque[Item] = deque(maxlen=limit)
         self.next_id = 1
         self._changed = asyncio.Event()
         self.listeners: list[asyncio.Queue[Item]] = []
         #: Called with each new item (e.g. to announce it on MCP streams); must not block.
         self.hooks: list[Callable[[Item], None]] = []
-        #: Cluster mode: new items go here to get a cluster-wide id, and come back through `insert` on every replica.
-        self.sink: Any = None
+        #: The shared state: a team bridge takes new items to give them a cluster-wide id (they come back through
+        #: `insert` on every replica) and shares marks.
+        self.share = share
 
     def add(self, kind: str, text: str, page_id: str | None = None, data: dict[str, Any] | None = None, *,
             source: Source) -> Item:
         item = Item(self.next_id, kind, text[:8000], source, page_id, data or {})
-        if self.sink is not None:
-            item.id = 0  # given by the cluster
-            self.sink.add(item)
-            return item
+        if self.share is not None and self.share.take(item):
+            return item  # its id comes with the shared store's broadcast
         self.insert(item)
         return item
 
@@ -113,8 +121,8 @@ class Inbox:
                 pass
 
     def mark(self, ids: list[int], status: Status) -> list[int]:
-        if self.sink is not None:
-            self.sink.mark(ids, status)
+        if self.share is not None:
+            self.share.mark(ids, status)
         wanted = set(ids)
         done = []
         for item in self.items:

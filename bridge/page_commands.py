@@ -63,7 +63,7 @@ class SnapshotParams(Params):
     root: Annotated[Target | None, Field(description="Ref or CSS selector.")] = None
     depth: Annotated[int, Field(ge=0, le=64)] = 64
     interactiveOnly: bool = False
-    maxChars: Annotated[int, Field(ge=200, le=200_000, description="More: toFile.")] = 12_000
+    maxChars: Annotated[int, Field(ge=200, le=200_000)] = 12_000
     boxes: Annotated[bool, Field(description="x,y,w,h in CSS px.")] = False
     detailed: bool = False
     includeFrames: Annotated[bool, Field(description="Inline same-origin frames (refs f0:e3@ab).")] = False
@@ -93,8 +93,8 @@ class ActionParams(Params):
 
     action: ActionName | None = None
     ref: Ref = None
-    selector: Annotated[Target | None, Field(description="CSS; one match or nth.")] = None
-    text: Annotated[Text | None, Field(description="Visible text; one match or nth.")] = None
+    selector: Annotated[Target | None, Field(description="CSS.")] = None
+    text: Annotated[Text | None, Field(description="Visible text.")] = None
     nth: Annotated[int, Field(ge=0)] | None = None
     exact: bool | None = None
     value: Annotated[Text | float | None, Field(description="Text, option or scroll px.")] = None
@@ -102,7 +102,10 @@ class ActionParams(Params):
     to: Annotated[Target | None, Field(description="Drop target.")] = None
     dx: float | None = None
     dy: float | None = None
-    trusted: Annotated[bool | None, Field(description="Real input via the extension.")] = None
+    #: Real input (true), synthetic events only (false), or synthetic then real input when it changed nothing (auto);
+    #: an action without it takes the call's.
+    trusted: Literal["auto", True, False] | None = None
+    force: bool | None = None
 
 
 class ActParams(ActionParams):
@@ -113,6 +116,17 @@ class ActParams(ActionParams):
                        Field(description="Batch of {action, ref, ...}.")] = None
     snapshot: Annotated[bool, Field(description="Snapshot after.")] = False
     dryRun: Annotated[bool, Field(strict=True)] = False
+    #: Real input (true), synthetic only (false), or real input when synthetic did nothing (auto): README, Acting.
+    trusted: Literal["auto", True, False] = "auto"
+    #: Skip the actionability checks.
+    force: bool = False
+    #: Seconds the actionability checks may wait, all actions together (page_act sets it from its timeout).
+    checkTimeout: Annotated[float, Field(ge=0, le=300)] = 5
+    #: The bridge can send real input into this tab's window on its desktop (it resumes the act after).
+    desktop: bool | None = None
+    #: The token of an act that waited for desktop input, to finish it; `failed` says why the input was not sent.
+    resume: Annotated[str, Field(max_length=40)] | None = None
+    failed: Annotated[str, Field(max_length=2000)] | None = None
 
 
 class ConsoleParams(Params):
@@ -130,6 +144,8 @@ class WaitParams(Params):
     url: Annotated[Target | None, Field(description="URL contains.")] = None
     networkIdle: Annotated[bool, Field(description="No fetch/XHR for 500 ms.")] = False
     state: Literal["visible", "hidden", "enabled"] = "visible"
+    #: The document's load (or DOMContentLoaded), then a quiet DOM (no mutation for 100 ms, at most 1 s).
+    loadState: Literal["load", "domcontentloaded"] | None = None
     #: Seconds (the call waits a little longer, for the answer to travel).
     timeout: Annotated[float, Field(gt=0, le=120)] = 10
 
@@ -140,6 +156,8 @@ class NavigateParams(Params):
     action: Literal["goto", "back", "forward", "reload"] = "goto"
     url: Annotated[Annotated[str, Field(strict=True, max_length=8192)] | None,
                    Field(description="For goto; may be relative.")] = None
+    #: What page_navigate waits for after the new document registers (the page does not read it).
+    waitUntil: Literal["load", "domcontentloaded", "commit"] = "load"
 
 
 class NetworkParams(Params):
@@ -158,6 +176,19 @@ class ElementParams(Params):
 
     ref: Ref = None
     selector: Selector = None
+
+
+class ScreenshotParams(ElementParams):
+    """screenshot: `desktop` asks for the box and viewport only, when the bridge cuts the pixels from its desktop."""
+
+    desktop: bool | None = None
+
+
+class ViewportParams(Params):
+    """viewport: the tab's window geometry; `mark` puts a marker before the title (left out: takes it off) so the
+    bridge can find the tab's browser window on its desktop."""
+
+    mark: Annotated[str, Field(max_length=40)] | None = None
 
 
 class HighlightParams(Params):
@@ -264,6 +295,13 @@ class ActDone(_Result):
     action: str
     ref: str | None = None
     trusted: bool | None = None
+    #: The real input that did it (extension, desktop); left out for synthetic events.
+    input: str | None = None
+    #: "none" when the action changed nothing in the page (then `why`: the likely reason and what to try).
+    effect: str | None = None
+    #: What the field or editor holds after type/fill. (A scroll adds `scrolled`: {element, ref, dx, dy, moved}; left
+    #: out of the model so the tools' outputSchema stays inside its budget.)
+    value: str | None = None
 
 
 class ActResult(_Result):
@@ -276,6 +314,8 @@ class ActResult(_Result):
     tree: str | None = None
     untrusted: str | None = None
     trusted: str | None = None
+    #: Not in the model (the outputSchema budget), but in the answer: `effect: "none"` when no action changed
+    #: anything, and `requests` ({started, settled, waitedMs, capMs}) when the act started requests.
 
 
 class ConsoleEntry(_Result):
@@ -390,6 +430,20 @@ class ScreenshotResult(_Result):
     frameBox: dict[str, float] | None = None
 
 
+class ViewportResult(_Result):
+    """The tab's viewport and window as the page sees them (CSS px), and whether it is the tab in front."""
+
+    innerWidth: float
+    innerHeight: float
+    outerWidth: float
+    outerHeight: float
+    screenX: float
+    screenY: float
+    devicePixelRatio: float
+    visible: bool
+    focused: bool
+
+
 # ---- WebMCP: the tools a page registers (bridge/webmcp.py reads them, bridge/tools/webmcp.py offers them) ------
 
 class WebToolRow(_Result):
@@ -466,7 +520,9 @@ COMMAND_TABLE: dict[str, Command] = {c.name: c for c in (
     Command("highlight", None, False, "page_highlight", HighlightParams, HighlightResult),
     Command("ask", None, False, "user_ask", AskParams, AskResult),
     Command("notify", None, False, "user_notify", NotifyParams, NotifyResult),
-    Command("screenshot", None, True, "page_screenshot", ElementParams, ScreenshotResult),
+    Command("screenshot", None, True, "page_screenshot", ScreenshotParams, ScreenshotResult),
+    # plumbing for input and screenshots through the desktop (the title marker it sets is taken off at once)
+    Command("viewport", None, True, None, ViewportParams, ViewportResult),
     Command("selection", None, True, None, NoParams, SelectionResult),  # only through page_exec(command=…)
     # a skill recording (bridge/agent/recording.py starts and stops it; the human's steps come back as events). It
     # changes nothing in the app, and the tab's panel shows a card while it records.

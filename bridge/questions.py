@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -39,17 +40,18 @@ class Question:
 
 
 class Questions:
-    def __init__(self) -> None:
+    def __init__(self, on_change: Callable[[Question, bool], None] | None = None) -> None:
         self.by_id: dict[str, Question] = {}
-        #: Cluster mode: told when a question opens (True) and when it closes (False).
-        self.observer: Any = None
+        #: Told when a question opens (True) and when it closes (False): the shared state (every replica's cockpit
+        #: shows every open question).
+        self.on_change = on_change
 
     def ask(self, kind: Kind, text: str, instance_id: str, choices: list[str] | None = None, detail: str = "",
             human_only: bool = False) -> Question:
         q = Question("q" + secrets.token_hex(8), kind, text, instance_id, choices or [], detail, human_only=human_only)
         self.by_id[q.id] = q
-        if self.observer is not None:
-            self.observer(q, True)
+        if self.on_change is not None:
+            self.on_change(q, True)
         return q
 
     def answer(self, question_id: str, instance_id: str | None, answer: Any, via: str) -> Question | None:
@@ -61,8 +63,8 @@ class Questions:
             return None
         q.answer, q.via = answer, via
         q.future.set_result(answer)
-        if self.observer is not None:
-            self.observer(q, False)
+        if self.on_change is not None:
+            self.on_change(q, False)
         return q
 
     def open_for(self, instance_id: str) -> list[Question]:
@@ -72,5 +74,5 @@ class Questions:
         was_open = q.open
         if q.open:
             q.future.cancel()
-        if self.by_id.pop(q.id, None) is not None and was_open and self.observer is not None:
-            self.observer(q, False)
+        if self.by_id.pop(q.id, None) is not None and was_open and self.on_change is not None:
+            self.on_change(q, False)

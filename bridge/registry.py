@@ -14,7 +14,7 @@ import re
 import secrets
 import string
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
@@ -151,7 +151,8 @@ def claimed_url_ok(inst: Instance, url: str | None) -> bool:
 
 
 class Registry:
-    def __init__(self, ttl: float, max_pending: int = 256) -> None:
+    def __init__(self, ttl: float, max_pending: int = 256,
+                 on_change: Callable[[Instance, bool], None] | None = None) -> None:
         self.ttl = ttl
         self.max_pending = max_pending
         self.instances: dict[str, Instance] = {}
@@ -159,8 +160,9 @@ class Registry:
         #: Where the reserved ids are kept across restarts (ids, urls and frame lists; never a secret).
         self.store: Path | None = None
         self._save_pending = False
-        #: Cluster mode: told of every change to an instance (and `gone=True` when it is dropped).
-        self.observer: Any = None
+        #: Told of every change to an instance (and `gone=True` when it is dropped): the shared state, which a
+        #: team bridge writes to Redis.
+        self.on_change = on_change
 
     # ---- across restarts ------------------------------------------------------------------
 
@@ -403,8 +405,8 @@ class Registry:
         return None if inst.live else max(0.0, self.ttl - (time.monotonic() - inst.since))
 
     def _changed(self, inst: Instance | None = None, gone: bool = False) -> None:
-        if self.observer is not None and inst is not None:
-            self.observer(inst, gone)
+        if self.on_change is not None and inst is not None:
+            self.on_change(inst, gone)
         self.changed.set()
         self.changed = asyncio.Event()
 
@@ -474,6 +476,19 @@ def parse_list_cursor(cursor: str) -> tuple[int, int, int] | None:
     """The key a page_list cursor names, or None when it is not one page_list gives."""
     m = re.fullmatch(r"([0-2])\.(\d{1,16})\.(\d{1,12})", cursor)
     return (int(m[1]), -int(m[2]) if m[1] != "2" else 0, int(m[3])) if m else None
+
+
+def tab_slice(rows: list[dict[str, Any]], skip: int, limit: int) -> tuple[list[dict[str, Any]], int | None]:
+    """`limit` tabs (each with its frames) after the first `skip` of a flat page_list, and where the next starts."""
+    tab = -1
+    out = []
+    for row in rows:
+        tab += row["parent"] is None
+        if tab >= skip + limit:
+            return out, skip + limit
+        if tab >= skip:
+            out.append(row)
+    return out, None
 
 
 def split_page_id(page_id: str) -> tuple[str, str] | None:

@@ -30,6 +30,7 @@ from bridge.command import invocation
 from bridge.desktop import served, why_unavailable
 from bridge.dispatch import Dispatcher
 from bridge.http import HTTPError, error_response, read_body
+from bridge.human.questions import settle_from_cockpit
 from bridge.questions import Question
 from bridge.registry import split_page_id
 
@@ -126,12 +127,11 @@ def _str(data: dict[str, Any], name: str, limit: int, required: bool = True) -> 
 
 def snapshot(d: Dispatcher) -> dict[str, Any]:
     """Everything the cockpit shows besides the activity feed; never a secret."""
-    questions = [_question_row(q) for q in d.questions.by_id.values() if q.open]
-    if d.cluster is not None:
-        questions += [_question_row(q) for q in d.cluster.questions.open_questions()]
+    questions = [_question_row(q) for q in [*(q for q in d.questions.by_id.values() if q.open),
+                                             *d.shared.remote_questions()]]
     seen = d.audit.agent_seen  # any authenticated MCP request, from the first initialize on
     return {
-        "pages": with_tools(d, d.registry.page_rows()) + (d.cluster.mirror_rows() if d.cluster is not None else []),
+        "pages": with_tools(d, d.registry.page_rows()) + d.shared.remote_rows(),
         "questions": sorted(questions, key=lambda q: q["created"]),
         "agent": {"seen": seen is not None, "lastSeen": seen, "toolCalls": d.audit.tool_calls},
         "agents": d.clients.agents.rows(),
@@ -202,7 +202,8 @@ async def page(request: Request) -> Response:
     html = _templates.get_template("cockpit.html").render(
         base=base, version=__version__, state=state, token_mark=TOKEN_MARK,
         configs=client_configs(base + "/mcp", request.app.state.token is not None, settings),
-        auth=request.app.state.token is not None, settings=settings, desktop=served(settings), token_command=invocation(settings, "token"),
+        auth=request.app.state.token is not None, settings=settings, desktop=served(settings),
+        desktop_off=why_unavailable(settings), token_command=invocation(settings, "token"),
         audit_path=None if d.audit.path is None else _tilde(d.audit.path),
         started=request.app.state.started,
     )
@@ -373,17 +374,15 @@ async def send_message(d: Dispatcher, data: dict[str, Any], request: Request) ->
         _known_instance(d, page_id)
     assert text is not None
     item = d.inbox.add("message", text, page_id, {"via": "cockpit"}, source="human")
-    if d.cluster is not None:  # the cluster gives it its id
-        return {"id": await d.cluster.inbox.settled(item)}
-    return {"id": item.id}
+    return {"id": await d.shared.message_id(item)}  # a team bridge gives it its id
 
 
 async def answer(d: Dispatcher, data: dict[str, Any], request: Request) -> dict[str, Any]:
     qid = _str(data, "questionId", 64)
     q = d.questions.by_id.get(qid or "")
-    remote = q is None and d.cluster is not None and d.cluster.questions.get(qid or "") is not None
+    remote = q is None and d.shared.remote_question(qid or "") is not None
     if remote:
-        q = d.cluster.questions.get(qid or "")  # asked on another replica: that one settles it
+        q = d.shared.remote_question(qid or "")  # asked on another replica: that one settles it
     if q is None or not q.open:
         raise HTTPError(409, "not_open", "That question is no longer open (answered in the page, or it expired).")
     value = data.get("answer")
@@ -396,32 +395,10 @@ async def answer(d: Dispatcher, data: dict[str, Any], request: Request) -> dict[
     if q.kind == "pick":
         raise HTTPError(409, "pick_in_page", "A pick question is answered by clicking an element in the page.")
     if remote:
-        d.cluster.questions.forward(q.id, value, "cockpit", None)
-    elif not settle(d, q, value):
+        d.shared.forward_answer(q.id, value, "cockpit", None)
+    elif not settle_from_cockpit(d, q, value):
         raise HTTPError(409, "not_open", "That question was answered meanwhile.")
     return {"questionId": q.id, "answered": True}
-
-
-def settle(d: Dispatcher, q: Question, value: Any) -> bool:
-    """The human answered `q` in a cockpit (this one, or another replica's): settle it, tell the agent, and take the
-    question off the page. False if it was answered meanwhile."""
-    if d.questions.answer(q.id, None, value, "cockpit") is None:
-        return False
-    page_id = f"{q.instance_id}/host"
-    if q.kind != "consent":
-        shown = value if isinstance(value, str) else json.dumps(value)
-        d.inbox.add("answer", f"{q.text} → {shown[:200]}", page_id,
-                    {"questionId": q.id, "answer": value, "via": "cockpit"}, source="human")
-    d.spawn(_dismiss_in_page(d, page_id, q.id))
-    return True
-
-
-async def _dismiss_in_page(d: Dispatcher, page_id: str, question_id: str) -> None:
-    """The same question may still show in the page: take it off (best effort)."""
-    try:
-        await d.call_page(page_id, "ask", {"dismiss": question_id}, 5)
-    except errors.BridgeError:
-        pass
 
 
 async def highlight(d: Dispatcher, data: dict[str, Any], request: Request) -> dict[str, Any]:

@@ -71,3 +71,39 @@ def test_a_run_calls_a_tool_of_an_npm_mcp_server_and_the_server_stops_with_the_b
     assert pids, "the everything server runs while the bridge does"
     mcp_bridge.stop()
     wait_until(lambda: not any(Path(f"/proc/{p}").exists() for p in pids), 15, what="the MCP server to stop")
+
+
+def test_a_run_calls_a_tool_of_an_mcp_server_over_http(model, tmp_path):
+    import socket
+    import subprocess
+
+    from tests.support import free_port, stop_group
+
+    port = free_port()
+    server = subprocess.Popen([str(NODE), str(EVERYTHING), "streamableHttp"], env={"PORT": str(port), "PATH": "/usr/bin:/bin"},
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+
+    def listening() -> bool:
+        with socket.socket() as s:
+            return s.connect_ex(("127.0.0.1", port)) == 0
+
+    try:
+        wait_until(listening, 20, what="the everything server to listen")
+        (tmp_path / "config.toml").write_text(f'[mcp_servers.web]\nurl = "http://127.0.0.1:{port}/mcp"\ntimeout = 10\n')
+        bridge = BridgeProcess(tmp_path, env={"DBG_MODEL_URL": model.url}).start()
+        model.policies["web"] = lambda req: (
+            call("verdict", done=True, reason="echoed") if req.verifying else
+            call("plan", steps=["echo"]) if not req.called("plan") else
+            call("web__echo", message="hello over http") if not req.called("web__echo") else
+            call("finish", summary="echoed"))
+        api = RunsApi(bridge.base, bridge.token)
+        try:
+            _, events = api.run("Echo hello", model="web")
+        finally:
+            api.close()
+            bridge.stop()
+        result = of(events, "tool_result")[0]
+        assert result["tool"] == "web__echo" and result["ok"] and "hello over http" in result["text"]
+        assert done(events)["state"] == "done"
+    finally:
+        stop_group(server)

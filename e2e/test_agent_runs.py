@@ -306,3 +306,32 @@ def test_an_mcp_client_delegates_a_task_with_agent_run_and_hears_each_step(model
     assert (1, 20, "step 1: page_act") in heard
     # the run's own calls were not made through agent_run recursion: it is not among a run's tools
     assert "agent_run" not in model.requests["delegated"][1].tools
+
+
+def test_a_streaming_model_endpoint_is_read_chunk_by_chunk(model, tmp_path):
+    from e2e.runs_api import RunsApi
+    from e2e.scripted_model import Answer
+    from tests.support import BridgeProcess
+
+    def policy(req: Req):
+        if req.verifying:
+            return call("verdict", done=True, reason="listed")
+        if not req.called("plan"):
+            return Answer(content="Planning now.", calls=[("plan", {"steps": ["list the pages", "finish"]})])
+        if not req.called("page_list"):
+            return call("page_list", limit="5")
+        return call("finish", summary="listed the pages")
+
+    model.policies["streamed"] = policy
+    bridge = BridgeProcess(tmp_path, env={"DBG_MODEL_URL": model.url, "DBG_MODEL_STREAM": "1"}).start()
+    api = RunsApi(bridge.base, bridge.token)
+    try:
+        _, events = api.run("List the pages", model="streamed")
+    finally:
+        api.close()
+        bridge.stop()
+    assert all(r.body["stream"] is True for r in model.requests["streamed"])
+    assert of(events, "message")[0]["text"] == "Planning now."  # the text came in 5-character pieces
+    result = of(events, "tool_result")[0]
+    assert result["tool"] == "page_list" and result["coerced"] == ['coerced limit "5" → 5']  # args in 7-char pieces
+    assert done(events)["state"] == "done" and done(events)["totals"]["completion_tokens"] == 7 * 4

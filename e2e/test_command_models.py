@@ -74,6 +74,16 @@ def test_every_command_answers_what_its_result_model_names(app, mcp):
                  "getSelection().addRange(r); })()")
     picked = check("selection", run(mcp, pid, "selection"))
     assert picked.text == app.evaluate("document.getElementById('status').textContent") and picked.ref
+    seen["viewport"] = check("viewport", run(mcp, pid, "viewport", {"mark": "dbg-test"}))
+    assert app.title().startswith("dbg-test ")
+    check("viewport", run(mcp, pid, "viewport"))
+    assert not app.title().startswith("dbg-test")
+    # record is not an agent's to call (page_exec refuses it); the page's own answer is checked against its model
+    record = "(on) => window.__dbg.commands.record({on, name: 'models'}, {role: 'host', frameId: 'host'})"
+    seen["record"] = check("record", app.evaluate(record, True))
+    assert seen["record"].recording is True and check("record", app.evaluate(record, False)).recording is False
+    refused = mcp.call("page_exec", {"pageId": pid, "command": "record", "params": {"on": True}})
+    assert refused.is_error
     seen["navigate"] = check("navigate", run(mcp, pid, "navigate", {"action": "reload"}))
     # screenshot needs the extension: e2e/test_extension.py checks its result against the same model; tools and
     # tool_call need a page with WebMCP tools (and page_exec does not reach them): e2e/test_webmcp.py checks them

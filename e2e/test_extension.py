@@ -215,9 +215,13 @@ def test_a_trusted_click_goes_through_the_extension_and_the_page_counts_it(trust
 
 def test_trusted_typing_fills_an_input_that_puts_back_synthetic_input(trusted_page, mcp):
     pid = trusted_page.page_id
-    ok(mcp.call("page_act", {"pageId": pid, "action": "type", "selector": "#name", "value": "bot"}))
+    bot = ok(mcp.call("page_act", {"pageId": pid, "action": "type", "selector": "#name", "value": "bot",
+                                   "trusted": False}))
     assert trusted_page.evaluate("document.getElementById('name').value") == ""  # put back: not real input
-    ok(mcp.call("page_act", {"pageId": pid, "action": "type", "selector": "#name", "value": "Ada L.", "trusted": True}))
+    assert bot["effect"] == "none" and bot["done"][0]["value"] == "", bot  # and the answer says nothing happened
+    # trusted: auto (the default): synthetic typing changed nothing, so the same typing went through the extension
+    auto = ok(mcp.call("page_act", {"pageId": pid, "action": "type", "selector": "#name", "value": "Ada L."}))
+    assert auto["done"][0]["input"] == "extension" and auto["done"][0]["value"] == "Ada L.", auto
     assert trusted_page.evaluate("document.getElementById('name').value") == "Ada L."
     assert text_by_id(trusted_page, "typed") == "typed: Ada L."
     # fill replaces the value, press sends a real key (a batch can mix trusted and synthetic actions)
@@ -234,8 +238,9 @@ def test_trusted_typing_fills_an_input_that_puts_back_synthetic_input(trusted_pa
 
 def test_a_trusted_click_on_a_covered_button_fails_naming_what_a_real_click_would_hit(trusted_page, mcp):
     res = mcp.call("page_act", {"pageId": trusted_page.page_id, "action": "click", "selector": "#under",
-                                "trusted": True})
-    assert res.is_error and "[not_visible]" in text_of(res) and "<div#cover>" in text_of(res), text_of(res)
+                                "trusted": True, "timeout": 3})
+    # the actionability check names it before any input is sent (waiting up to the act's timeout for it to clear)
+    assert res.is_error and "[obscured]" in text_of(res) and "by div#cover" in text_of(res), text_of(res)
 
 
 def test_trusted_input_without_the_extension_is_not_available_and_says_how_to_get_it(app, mcp):

@@ -110,4 +110,5 @@ def test_navigate_succeeds_when_the_page_leaves_before_its_answer_arrives(bridge
 
     holder["page"] = page = pages.connect(bridge.base, channel=channel, handler=handler)
     went = ok(mcp.call("page_navigate", {"pageId": page.page_id, "url": "/next"}))
+    assert went.pop("waited").startswith("load")
     assert went == {"pageId": page.page_id, "reloaded": True, "url": "http://127.0.0.1/next", "title": "next"}

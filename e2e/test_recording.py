@@ -79,7 +79,8 @@ def test_record_in_the_terminal_stop_in_the_panel_then_replay_with_a_secret(brid
     assert fresh.locator("#out").text_content() == "Welcome, grace@example.com (remembered)"
     assert fresh.frame_locator("#prefs").locator("#remember").is_checked()
     trace = out.rsplit("trace ", 1)[1].strip()
-    assert "hunter22" not in open(trace).read()
+    assert "hunter22" not in open(trace).read() and "hunter22" not in bridge.audit(raw=True)
+    assert any(r.get("tool") == "page_act" for r in bridge.audit())  # each replayed step is audited
 
 
 def test_the_panel_record_card_starts_a_recording(bridge, dev, context):
@@ -100,3 +101,36 @@ def test_the_panel_record_card_starts_a_recording(bridge, dev, context):
     assert done["state"] == "saved" and done["skill"]["params"] == {"email": "x@example.com"}
     assert done["recent"] == ["fill textbox 'Email' = 'x@example.com'", "press textbox 'Email' Enter"]
     assert page.locator("dbg-human [data-recording]").count() == 0  # the page stopped too
+
+
+def test_skill_list_show_edit_and_delete_from_the_terminal_with_and_without_a_bridge(bridge, tmp_path):
+    import httpx2
+
+    headers = {"Authorization": f"Bearer {bridge.token}"}
+    doc = {"name": "term", "scope": "http://a.test", "params": [{"name": "who", "default": "Ada"}],
+           "steps": [{"action": "goto", "url": "http://a.test/"},
+                     {"action": "fill", "target": {"selector": "#who"}, "value": "{{who}}"}]}
+    assert httpx2.put(f"{bridge.base}/v1/skills/term", json=doc, headers=headers).status_code == 200
+
+    def run(*args: str, editor: str = "true", port: int | None = None) -> subprocess.CompletedProcess[str]:
+        env = {**os.environ, "DBG_CONFIG_DIR": str(bridge.config_dir), "EDITOR": editor}
+        env.pop("VISUAL", None)
+        return subprocess.run([sys.executable, "-m", "bridge", *args, "--port", str(port or bridge.port)], cwd=ROOT,
+                              env=env, capture_output=True, text=True, timeout=60)
+
+    listed = run("skill", "list")
+    assert listed.returncode == 0 and "term" in listed.stdout and "who='Ada'" in listed.stdout
+    assert json.loads(run("skill", "show", "term").stdout)["steps"][1]["value"] == "{{who}}"
+    edited = run("skill", "edit", "term", editor="sed -i s/Ada/Grace/")
+    assert edited.returncode == 0 and "revision 2" in edited.stdout, edited.stderr
+    bad = run("skill", "edit", "term", editor="sed -i s/fill/teleport/")
+    assert bad.returncode == 1 and "[bad_skill]" in bad.stderr
+    assert json.loads(run("skill", "show", "term").stdout)["params"][0]["default"] == "Grace"
+    # no bridge at this port: the config dir itself
+    from tests.support import free_port
+
+    offline = run("skill", "list", port=free_port())
+    assert offline.returncode == 0 and "term" in offline.stdout
+    assert run("skill", "delete", "term").returncode == 0
+    gone = run("skill", "show", "term")
+    assert gone.returncode == 1 and "[unknown_skill]" in gone.stderr

@@ -59,16 +59,68 @@ function setValue(el, value) {
   el.dispatchEvent(new Event('change', { bubbles: true }));
 }
 
-/** Run one action on one element. @param {Record<string, any>} a */
-async function act(a) {
-  const el = target(a);
+/** Fill a field or editor with text, replacing what it holds, the way the edit events say: a form control through its
+ * native setter (input, change), a contenteditable through the editing commands (beforeinput, input), an EditContext
+ * through its text-update event. @param {Element} el @param {string} value */
+function fillText(el, value) {
+  const e = /** @type {any} */ (el);
+  const h = /** @type {HTMLElement} */ (el);
+  h.focus();
+  if (e.editContext) {
+    editContextEdit(e.editContext, 'insertText', value, 0, e.editContext.text.length);
+    return;
+  }
+  if (h.isContentEditable && el.tagName !== 'INPUT' && el.tagName !== 'TEXTAREA') {
+    const sel = getSelection();
+    if (sel) sel.selectAllChildren(el);
+    if (value) editField(el, 'insertText', value); else editField(el, 'deleteContentBackward', null);
+    return;
+  }
+  setValue(el, value);
+}
+
+/** The element a wheel over el would scroll in this direction: its nearest ancestor (or itself) that scrolls and
+ * still can, else the page. @param {Element} el @param {number} dx @param {number} dy @returns {Element} */
+function scrollerFor(el, dx, dy) {
+  for (let at = /** @type {Element|null} */ (el); at && at !== document.body && at !== document.documentElement; at = at.parentElement || hostOf(at)) {
+    const s = getComputedStyle(at);
+    const canY = dy !== 0 && /(auto|scroll|overlay)/.test(s.overflowY) && at.scrollHeight > at.clientHeight &&
+      (dy > 0 ? at.scrollTop + at.clientHeight < at.scrollHeight - 1 : at.scrollTop > 0);
+    const canX = dx !== 0 && /(auto|scroll|overlay)/.test(s.overflowX) && at.scrollWidth > at.clientWidth &&
+      (dx > 0 ? at.scrollLeft + at.clientWidth < at.scrollWidth - 1 : at.scrollLeft > 0);
+    if (canY || canX) return at;
+  }
+  return document.scrollingElement || document.documentElement;
+}
+
+/** Scroll as a wheel over el would: a wheel event at el (an app that handles it itself keeps it), else its scroller
+ * moves; answers which element moved and by how much. @param {Element} el @param {number} dx @param {number} dy */
+function wheelScroll(el, dx, dy) {
+  if (!dx && !dy) {
+    const s = scrollPositions(el);
+    /** @type {HTMLElement} */ (el).scrollIntoView({ block: 'center', inline: 'nearest' });
+    return { element: 'into view', dx: 0, dy: 0, moved: scrollPositions(el) !== s };
+  }
+  const scroller = scrollerFor(el, dx, dy);
+  const page = scroller === document.scrollingElement || scroller === document.documentElement;
+  const x0 = page ? scrollX : scroller.scrollLeft, y0 = page ? scrollY : scroller.scrollTop;
+  const r = el.getBoundingClientRect();
+  const wheel = new WheelEvent('wheel', { bubbles: true, cancelable: true, composed: true, view: window, deltaX: dx, deltaY: dy,
+    deltaMode: 0, clientX: r.x + r.width / 2, clientY: r.y + r.height / 2 });
+  if (el.dispatchEvent(wheel)) {
+    if (page) window.scrollBy({ left: dx, top: dy, behavior: 'instant' });
+    else scroller.scrollBy({ left: dx, top: dy, behavior: 'instant' });
+  }
+  const x1 = page ? scrollX : scroller.scrollLeft, y1 = page ? scrollY : scroller.scrollTop;
+  return { element: page ? 'page' : shortName(scroller), ref: page ? undefined : refs.of(scroller),
+    dx: Math.round(x1 - x0), dy: Math.round(y1 - y0), moved: x1 !== x0 || y1 !== y0 };
+}
+
+/** Run one action on one element as synthetic events, after its actionability checks (unless force).
+ * @param {Element} el @param {Record<string, any>} a @returns {Promise<Record<string, any>>} extra facts for the answer */
+async function act(el, a) {
   const h = /** @type {HTMLElement} */ (el);
   const kind = String(a.action);
-  if (kind !== 'scroll' && kind !== 'hover' && ((/** @type {any} */ (el)).disabled)) {
-    throw new DbgError('disabled', 'Target ' + refs.of(el) + ' is disabled. Wait for it to become enabled (page_wait) or pick another element.');
-  }
-  if (typeof h.scrollIntoView === 'function' && kind !== 'scroll') h.scrollIntoView({ block: 'center', inline: 'center' });
-  if (a.trusted) return trustedAct(el, a, kind);
   switch (kind) {
     case 'click': case 'dblclick': {
       const at = pointerTarget(el);
@@ -83,13 +135,19 @@ async function act(a) {
     }
     case 'hover': { const at = pointerTarget(el); for (const t of ['pointerover', 'pointerenter', 'mouseover', 'mouseenter', 'pointermove', 'mousemove']) mouse(at, t); break; }
     case 'focus': h.focus(); break;
-    case 'fill': h.focus(); setValue(el, String(a.value == null ? '' : a.value)); break;
+    case 'fill': fillText(el, String(a.value == null ? '' : a.value)); break;
     case 'type': {
-      // typing goes to the caret: where it is in a focused field, at the end of one we focus first
+      // typing goes to the caret: where it is in a focused field, at the end of one we focus first (an editor with
+      // its own selection, EditContext, keeps its caret: press Control+End first to type at the end)
       if (deepActiveElement() !== el) {
         h.focus();
         const f = /** @type {HTMLInputElement} */ (el);
-        try { const end = String(f.value || '').length; f.setSelectionRange(end, end); } catch (_) { /* not a text field */ }
+        if (el.tagName === 'INPUT' || el.tagName === 'TEXTAREA') {
+          try { const end = String(f.value || '').length; f.setSelectionRange(end, end); } catch (_) { /* not a text field */ }
+        } else if (h.isContentEditable && !(/** @type {any} */ (el)).editContext) {
+          const sel = getSelection();
+          if (sel) { sel.selectAllChildren(el); sel.collapseToEnd(); }
+        }
       }
       typeText(el, String(a.value || ''));
       break;
@@ -137,11 +195,10 @@ async function act(a) {
     }
     case 'scroll': {
       const dy = Number(a.dy || a.value || 0), dx = Number(a.dx || 0);
-      if (el === document.documentElement || el === document.body) window.scrollBy(dx, dy); else h.scrollBy(dx, dy);
-      break;
+      return { scrolled: wheelScroll(el, dx, dy) };
     }
     default:
       throw new DbgError('bad_action', "Unknown action '" + kind + "'. Actions: click, dblclick, hover, focus, fill, type, select, check, uncheck, press, scroll, drag.");
   }
-  return refs.of(el);
+  return {};
 }

@@ -4,7 +4,7 @@
 // served); do not edit by hand.
 
 /**
- * @typedef {'eval' | 'ping' | 'frames' | 'location' | 'snapshot' | 'find' | 'act' | 'console' | 'wait' | 'navigate' | 'network' | 'source' | 'highlight' | 'ask' | 'notify' | 'screenshot' | 'selection' | 'record' | 'tools' | 'tool_call'} CommandName
+ * @typedef {'eval' | 'ping' | 'frames' | 'location' | 'snapshot' | 'find' | 'act' | 'console' | 'wait' | 'navigate' | 'network' | 'source' | 'highlight' | 'ask' | 'notify' | 'screenshot' | 'viewport' | 'selection' | 'record' | 'tools' | 'tool_call'} CommandName
  * @typedef {ResultMsg | FramesMsg | ByeMsg | LeavingMsg | EventMsg | ToolsMsg} UpMessage
  * @typedef {{frameId: string, parent?: string | null, url: string, title: string, origin: string, crossOrigin: boolean, ready: boolean}} FrameInfo
  * @typedef {{v: number, instanceId?: string | null, secret?: string | null, reclaim: boolean, url: string, title: string, origin: string, port?: number | null, attach: string, frames: Array<FrameInfo>, complete: boolean, doc?: string | null}} RegisterRequest
@@ -16,7 +16,7 @@
  * @typedef {{type: 'event', eventId?: string | null, kind: 'answer' | 'message' | 'element_selected' | 'open_file' | 'recorded' | 'record_start' | 'record_stop', questionId?: string | null, text: string, data: Record<string, any>}} EventMsg
  * @typedef {{type: 'tools', tools: Array<Record<string, any>>, total: number}} ToolsMsg
  * @typedef {{type: 'registered', v: number, instanceId: string, secret: string, ttl: number, heartbeat: number, maxResult: number, renamed: boolean, replicas?: Array<string> | null}} RegisterReply
- * @typedef {{type: 'exec', requestId: string, frameId: string, command: 'eval' | 'ping' | 'frames' | 'location' | 'snapshot' | 'find' | 'act' | 'console' | 'wait' | 'navigate' | 'network' | 'source' | 'highlight' | 'ask' | 'notify' | 'screenshot' | 'selection' | 'record' | 'tools' | 'tool_call', params: Record<string, any>, timeout: number}} ExecFrame
+ * @typedef {{type: 'exec', requestId: string, frameId: string, command: 'eval' | 'ping' | 'frames' | 'location' | 'snapshot' | 'find' | 'act' | 'console' | 'wait' | 'navigate' | 'network' | 'source' | 'highlight' | 'ask' | 'notify' | 'screenshot' | 'viewport' | 'selection' | 'record' | 'tools' | 'tool_call', params: Record<string, any>, timeout: number}} ExecFrame
  * @typedef {{type: 'ping'}} PingFrame
  * @typedef {{type: 'ack', requestIds: Array<string>, eventIds: Array<string>}} AckFrame
  * @typedef {{type: 'cancel', requestId: string, frameId: string, reason: string}} CancelFrame
@@ -32,16 +32,16 @@
  * @typedef {{ref?: string | null, text?: string | null, regex?: string | null, exact: boolean, role?: string | null, selector?: string | null, limit: number}} FindParams
  * @typedef {{ref: string, role: string, name: string, context: string, text?: string | null, cut?: number | null}} FindMatch
  * @typedef {{matches: Array<FindMatch>, total: number, more: boolean}} FindResult
- * @typedef {{action?: 'click' | 'dblclick' | 'hover' | 'focus' | 'fill' | 'type' | 'select' | 'check' | 'uncheck' | 'press' | 'scroll' | 'drag' | null, ref?: string | null, selector?: string | null, text?: string | null, nth?: number | null, exact?: boolean | null, value?: string | number | null, key?: string | null, to?: string | null, dx?: number | null, dy?: number | null, trusted?: boolean | null}} ActionParams
- * @typedef {{action?: 'click' | 'dblclick' | 'hover' | 'focus' | 'fill' | 'type' | 'select' | 'check' | 'uncheck' | 'press' | 'scroll' | 'drag' | null, ref?: string | null, selector?: string | null, text?: string | null, nth?: number | null, exact?: boolean | null, value?: string | number | null, key?: string | null, to?: string | null, dx?: number | null, dy?: number | null, trusted?: boolean | null, actions?: Array<ActionParams> | null, snapshot: boolean, dryRun: boolean}} ActParams
- * @typedef {{action: string, ref?: string | null, trusted?: boolean | null}} ActDone
+ * @typedef {{action?: 'click' | 'dblclick' | 'hover' | 'focus' | 'fill' | 'type' | 'select' | 'check' | 'uncheck' | 'press' | 'scroll' | 'drag' | null, ref?: string | null, selector?: string | null, text?: string | null, nth?: number | null, exact?: boolean | null, value?: string | number | null, key?: string | null, to?: string | null, dx?: number | null, dy?: number | null, trusted?: 'auto' | true | false | null, force?: boolean | null}} ActionParams
+ * @typedef {{action?: 'click' | 'dblclick' | 'hover' | 'focus' | 'fill' | 'type' | 'select' | 'check' | 'uncheck' | 'press' | 'scroll' | 'drag' | null, ref?: string | null, selector?: string | null, text?: string | null, nth?: number | null, exact?: boolean | null, value?: string | number | null, key?: string | null, to?: string | null, dx?: number | null, dy?: number | null, trusted: 'auto' | true | false, force: boolean, actions?: Array<ActionParams> | null, snapshot: boolean, dryRun: boolean, checkTimeout: number, desktop?: boolean | null, resume?: string | null, failed?: string | null}} ActParams
+ * @typedef {{action: string, ref?: string | null, trusted?: boolean | null, input?: string | null, effect?: string | null, value?: string | null}} ActDone
  * @typedef {{done?: Array<ActDone> | null, changed?: Array<string> | null, submits?: Array<string> | null, url?: string | null, tree?: string | null, untrusted?: string | null, trusted?: string | null}} ActResult
  * @typedef {{since: number, level?: string | null, limit: number, stack: boolean}} ConsoleParams
  * @typedef {{seq: number, level: string, text: string, time: number, url?: string | null, stack?: string | null}} ConsoleEntry
  * @typedef {{entries: Array<ConsoleEntry>, cursor: number, more: boolean}} ConsoleResult
- * @typedef {{text?: string | null, exact: boolean, selector?: string | null, ref?: string | null, url?: string | null, networkIdle: boolean, state: 'visible' | 'hidden' | 'enabled', timeout: number}} WaitParams
+ * @typedef {{text?: string | null, exact: boolean, selector?: string | null, ref?: string | null, url?: string | null, networkIdle: boolean, state: 'visible' | 'hidden' | 'enabled', loadState?: 'load' | 'domcontentloaded' | null, timeout: number}} WaitParams
  * @typedef {{met: boolean, ms: number, value?: any}} WaitResult
- * @typedef {{action: 'goto' | 'back' | 'forward' | 'reload', url?: string | null}} NavigateParams
+ * @typedef {{action: 'goto' | 'back' | 'forward' | 'reload', url?: string | null, waitUntil: 'load' | 'domcontentloaded' | 'commit'}} NavigateParams
  * @typedef {{from: string, action: string, to?: string | null, doc?: string | null, crossDocument?: boolean | null}} NavigateResult
  * @typedef {{since: number, filter?: string | null, failedOnly: boolean, id?: number | null, resources: boolean, limit: number, devServer: boolean}} NetworkParams
  * @typedef {{id?: number | null, kind: string, method?: string | null, url: string, status?: number | null, ms?: number | null, size?: number | null, error?: string | null, pending?: boolean | null}} NetworkRow
@@ -54,7 +54,10 @@
  * @typedef {{shown?: string | null, dismissed?: string | null}} AskResult
  * @typedef {{message: string, level: 'info' | 'success' | 'warning' | 'error', durationMs: number}} NotifyParams
  * @typedef {{shown: boolean}} NotifyResult
+ * @typedef {{ref?: string | null, selector?: string | null, desktop?: boolean | null}} ScreenshotParams
  * @typedef {{data?: string | null, width?: number | null, height?: number | null, scale?: number | null, devicePixelRatio?: number | null, box?: Record<string, number> | null, viewport?: Record<string, number> | null, scaledDown?: boolean | null, frameBox?: Record<string, number> | null}} ScreenshotResult
+ * @typedef {{mark?: string | null}} ViewportParams
+ * @typedef {{innerWidth: number, innerHeight: number, outerWidth: number, outerHeight: number, screenX: number, screenY: number, devicePixelRatio: number, visible: boolean, focused: boolean}} ViewportResult
  * @typedef {{text: string, ref?: string | null, element?: string | null}} SelectionResult
  * @typedef {{on: boolean, name?: string | null}} RecordParams
  * @typedef {{recording: boolean, name?: string | null}} RecordResult
@@ -62,6 +65,6 @@
  * @typedef {{api?: any, tools: Array<WebToolRow>, total: number}} ToolsResult
  * @typedef {{name: string, arguments: Record<string, any>}} ToolCallParams
  * @typedef {{json: string}} ToolCallResult
- * @typedef {{eval: EvalParams, ping: NoParams, frames: NoParams, location: NoParams, snapshot: SnapshotParams, find: FindParams, act: ActParams, console: ConsoleParams, wait: WaitParams, navigate: NavigateParams, network: NetworkParams, source: ElementParams, highlight: HighlightParams, ask: AskParams, notify: NotifyParams, screenshot: ElementParams, selection: NoParams, record: RecordParams, tools: NoParams, tool_call: ToolCallParams}} CommandParams
- * @typedef {{eval: EvalResult, ping: PingResult, frames: FramesResult, location: LocationResult, snapshot: SnapshotResult, find: FindResult, act: ActResult, console: ConsoleResult, wait: WaitResult, navigate: NavigateResult, network: NetworkResult, source: SourceResult, highlight: HighlightResult, ask: AskResult, notify: NotifyResult, screenshot: ScreenshotResult, selection: SelectionResult, record: RecordResult, tools: ToolsResult, tool_call: ToolCallResult}} CommandResults
+ * @typedef {{eval: EvalParams, ping: NoParams, frames: NoParams, location: NoParams, snapshot: SnapshotParams, find: FindParams, act: ActParams, console: ConsoleParams, wait: WaitParams, navigate: NavigateParams, network: NetworkParams, source: ElementParams, highlight: HighlightParams, ask: AskParams, notify: NotifyParams, screenshot: ScreenshotParams, viewport: ViewportParams, selection: NoParams, record: RecordParams, tools: NoParams, tool_call: ToolCallParams}} CommandParams
+ * @typedef {{eval: EvalResult, ping: PingResult, frames: FramesResult, location: LocationResult, snapshot: SnapshotResult, find: FindResult, act: ActResult, console: ConsoleResult, wait: WaitResult, navigate: NavigateResult, network: NetworkResult, source: SourceResult, highlight: HighlightResult, ask: AskResult, notify: NotifyResult, screenshot: ScreenshotResult, viewport: ViewportResult, selection: SelectionResult, record: RecordResult, tools: ToolsResult, tool_call: ToolCallResult}} CommandResults
  */

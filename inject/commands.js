@@ -141,47 +141,7 @@ const COMMANDS = {
     });
   },
   async act(params, ctx) {
-    const batch = Array.isArray(params.actions) && params.actions.length ? params.actions : [params];
-    // trusted: per action, else the call's (real input through the extension instead of synthesized events)
-    const actions = batch.map((/** @type {Record<string, any>} */ a) => Object.assign({}, a, { trusted: a.trusted != null ? !!a.trusted : !!params.trusted }));
-    if (params.dryRun) {
-      // Which of these actions would submit a form (the bridge asks the human first when that needs consent).
-      const submits = [];
-      for (const a of actions) {
-        const el = target(a);
-        const form = /** @type {any} */ (el).form;
-        const kind = String(a.action);
-        const submitButton = /^(BUTTON|INPUT)$/.test(el.tagName) && form &&
-          /^(submit|image)$/i.test(el.getAttribute('type') || (el.tagName === 'BUTTON' ? 'submit' : ''));
-        const enter = kind === 'press' && /(^|\+)Enter$/.test(String(a.key || a.value || 'Enter')) && form && el.tagName === 'INPUT';
-        if (((kind === 'click' || kind === 'dblclick') && submitButton) || enter) {
-          submits.push(refs.of(el) + ' submits ' + (form.getAttribute('action') || location.pathname) + ' (' + (form.getAttribute('method') || 'get') + ')');
-        }
-      }
-      return { submits };
-    }
-    if (actions.some((a) => a.trusted)) requireTrustedInput();
-    const opt = { depth: 64, interactive: false, maxChars: 400000, boxes: false };
-    const body = document.body || document.documentElement;
-    const before = snapshot(body, opt).text;
-    const url = location.href;
-    const done = [];
-    for (const a of actions) {
-      if (ctx.signal && ctx.signal.aborted) throw new DbgError('cancelled', 'The call was cancelled after ' + done.length + ' of ' + actions.length + ' actions.');
-      const ref = await act(a);
-      done.push(a.trusted ? { action: a.action, ref, trusted: true } : { action: a.action, ref }); // real input, per action
-      await settleBounded();
-    }
-    const after = snapshot(body, opt).text;
-    /** @type {Record<string, any>} */
-    const out = { done, changed: diffLines(before, after) };
-    if (actions.some((a) => !a.trusted)) {
-      out.untrusted = 'events were synthesized in the page (isTrusted=false); trusted: true sends real input through the dbg-bridge extension';
-    }
-    if (actions.some((a) => a.trusted)) out.trusted = 'real input from the browser through the dbg-bridge extension (chrome.debugger): isTrusted=true';
-    if (location.href !== url) out.url = location.href;
-    if (params.snapshot) out.tree = snapshot(body, { depth: 64, interactive: false, maxChars: 12000, boxes: false }).text;
-    return out;
+    return runAct(params, ctx);
   },
   async console(params) {
     const { since, limit } = params;
@@ -193,6 +153,7 @@ const COMMANDS = {
   async wait(params, ctx) {
     const timeoutMs = params.timeout * 1000;
     const state = params.state;
+    if (params.loadState) return waitLoaded(params.loadState, timeoutMs, ctx.signal);
     if (params.networkIdle) {
       return waitFor(() => net.inflight === 0 && Date.now() - net.lastChange >= 500, timeoutMs, ctx.signal);
     }
@@ -312,7 +273,22 @@ const COMMANDS = {
     const box = params.ref || params.selector ? await visibleBox(target({ ref: params.ref, selector: params.selector })) : null;
     // a same-origin frame hands its box (in the host's viewport) to the host, which talks to the extension
     if (ctx.role === 'frame') return { frameBox: toHostBox(box || { x: 0, y: 0, width: innerWidth, height: innerHeight }) };
+    // without the extension, the bridge cuts the pixels from its desktop's capture of this tab's window
+    if (params.desktop && !EXT_NONCE) return { box, viewport: { width: innerWidth, height: innerHeight }, devicePixelRatio };
     return capture(box, ctx.maxResult);
+  },
+  async viewport(params) {
+    // the bridge finds this tab's browser window on its desktop by a marker in the title (the window shows the title
+    // of the tab in front); `mark` sets it, leaving it out takes it off
+    const marked = /** @type {any} */ (window).__dbgTitleMark;
+    if (marked && document.title.startsWith(marked.mark)) document.title = marked.title;
+    /** @type {any} */ (window).__dbgTitleMark = null;
+    if (params.mark) {
+      /** @type {any} */ (window).__dbgTitleMark = { mark: params.mark, title: document.title };
+      document.title = params.mark + ' ' + document.title;
+    }
+    return { innerWidth, innerHeight, outerWidth, outerHeight, screenX, screenY, devicePixelRatio,
+      visible: document.visibilityState === 'visible', focused: document.hasFocus() };
   },
 };
 

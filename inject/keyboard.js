@@ -77,7 +77,7 @@ const SELECTABLE_INPUT = /^(text|search|url|tel|password)$/;
 function isTextField(el) {
   if (el.tagName === 'TEXTAREA') return true;
   if (el.tagName === 'INPUT') return TEXT_INPUT.test((el.getAttribute('type') || 'text').toLowerCase());
-  return !!(/** @type {HTMLElement} */ (el)).isContentEditable;
+  return !!(/** @type {HTMLElement} */ (el)).isContentEditable || !!(/** @type {any} */ (el)).editContext;
 }
 
 /** Fields edited by the keyboard since their last change event: change fires on Enter or blur, as a browser's does. @type {WeakSet<Element>} */
@@ -98,6 +98,8 @@ function commitChange(el) {
 /** Insert (or with text '' delete) at the caret the way typing does: beforeinput, the edit, input. @param {Element} el
  * @param {string} inputType @param {string|null} data */
 function editField(el, inputType, data) {
+  const ec = /** @type {any} */ (el).editContext;
+  if (ec) { editContextEdit(ec, inputType, data); return; }
   if (!el.dispatchEvent(new InputEvent('beforeinput', { inputType, data, bubbles: true, cancelable: true, composed: true }))) return;
   const h = /** @type {HTMLElement} */ (el);
   if (h.isContentEditable) {
@@ -118,6 +120,22 @@ function editField(el, inputType, data) {
   else setNativeValue(el, value.slice(0, start) + insert + value.slice(end));
   markDirty(el);
   el.dispatchEvent(new InputEvent('input', { inputType, data, bubbles: true, composed: true }));
+}
+
+/** Edit through an EditContext as the browser does for a key: its text and selection first, then the textupdate
+ * event the editor listens to (an EditContext host gets no beforeinput/input for typed text). From/to default to its
+ * selection. @param {any} ec @param {string} inputType @param {string|null} data @param {number} [from] @param {number} [to] */
+function editContextEdit(ec, inputType, data, from, to) {
+  let start = from != null ? from : Math.min(ec.selectionStart, ec.selectionEnd);
+  let end = to != null ? to : Math.max(ec.selectionStart, ec.selectionEnd);
+  if (start === end && inputType === 'deleteContentBackward') start = Math.max(0, start - 1);
+  if (start === end && inputType === 'deleteContentForward') end = Math.min(ec.text.length, end + 1);
+  const text = inputType === 'insertLineBreak' ? '\n' : inputType.startsWith('delete') ? '' : data || '';
+  const caret = start + text.length;
+  ec.updateText(start, end, text);
+  ec.updateSelection(caret, caret);
+  const TextUpdate = /** @type {any} */ (window).TextUpdateEvent;
+  ec.dispatchEvent(new TextUpdate('textupdate', { updateRangeStart: start, updateRangeEnd: end, text, selectionStart: caret, selectionEnd: caret }));
 }
 
 /** The form's default button (its first submit button in tree order), or null. @param {HTMLFormElement} form */

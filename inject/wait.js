@@ -28,3 +28,30 @@ function waitFor(check, timeoutMs, signal) {
     tick();
   });
 }
+
+/** How long the DOM must be still, and at most how long to wait for that, after a document loaded. */
+const QUIET_MS = 100;
+const QUIET_CAP_MS = 1000;
+
+/** Wait for the document's load (or DOMContentLoaded), then for a quiet DOM (no mutation for QUIET_MS, at most
+ * QUIET_CAP_MS): what a navigation's answer waits for. @param {string} state @param {number} timeoutMs @param {AbortSignal} [signal] */
+async function waitLoaded(state, timeoutMs, signal) {
+  const started = Date.now();
+  const ready = () => (state === 'load' ? document.readyState === 'complete' : document.readyState !== 'loading');
+  if (!ready()) await waitFor(ready, timeoutMs, signal);
+  await new Promise((r) => setTimeout(r, 0)); // the load event's handlers run in the task that set readyState
+  let last = Date.now();
+  const quietFrom = last;
+  const mo = new MutationObserver(() => { last = Date.now(); });
+  mo.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+  try {
+    while (Date.now() - last < QUIET_MS && Date.now() - quietFrom < QUIET_CAP_MS && Date.now() - started < timeoutMs) {
+      if (signal && signal.aborted) throw new DbgError('cancelled', 'The wait was cancelled.');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  } finally {
+    mo.disconnect();
+  }
+  const quiet = Date.now() - last >= QUIET_MS;
+  return { met: true, ms: Date.now() - started, value: { readyState: document.readyState, quiet, quietMs: Date.now() - quietFrom } };
+}

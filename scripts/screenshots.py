@@ -1,7 +1,8 @@
 """Screenshots of the cockpit for the README: docs/cockpit-*.png (1200x800).
 
 Starts a bridge (consent on, its own throwaway home), connects the built-in demo page in Debian's Chromium, drives a
-few tool calls through the official MCP client, and captures each part of the cockpit.
+few tool calls through the official MCP client, and captures each part of the cockpit. The Runs tab shows a run
+driven by the e2e tests' scripted model (e2e/scripted_model.py), stopped at its takeover.
 
     .venv/bin/python scripts/screenshots.py
 """
@@ -17,6 +18,7 @@ sys.path.insert(0, str(ROOT))
 
 from playwright.sync_api import sync_playwright
 
+from e2e.scripted_model import Req, ScriptedModel, call
 from tests.support import CHROMIUM, CHROMIUM_ARGS, BridgeProcess, McpSession
 
 DOCS = ROOT / "docs"
@@ -28,7 +30,9 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="dbg-shots-") as home:
         config = Path(home) / ".config" / "dbg-bridge"
         config.mkdir(parents=True)
-        bridge = BridgeProcess(config, env={"HOME": home, "DBG_NO_CONSENT": "0"}).start()
+        model = ScriptedModel()
+        model.policies["default"] = counter_run
+        bridge = BridgeProcess(config, env={"HOME": home, "DBG_NO_CONSENT": "0", "DBG_MODEL_URL": model.url}).start()
         mcp = None
         try:
             with sync_playwright() as p:
@@ -73,13 +77,36 @@ def main() -> int:
                 cockpit.locator("[data-question] button[data-answer=Deny]").click()
                 question.result(15)
                 consent.result(15)
+                cockpit.goto(bridge.base + "/#runs")
+                cockpit.locator("#run-task").fill("Click the counter and check it counts")
+                cockpit.locator("#run-start").click()
+                cockpit.locator("#run-takeover:not([hidden])").wait_for(timeout=20000)
+                cockpit.locator("#takeover-note").fill("It says 2, looks right")
+                shoot(cockpit, "runs")
+                cockpit.locator("button[data-takeover=resume]").click()
+                cockpit.locator("#run-summary[data-state]").wait_for(timeout=20000)
                 ctx.close()
                 browser.close()
         finally:
             if mcp is not None:
                 mcp.close()
             bridge.stop()
+            model.close()
     return 0
+
+
+def counter_run(req: Req):
+    """The scripted model of the Runs shot: plan, click the counter, hand over to the human, finish."""
+    if req.verifying:
+        return call("verdict", done=True, reason="the count went up")
+    if not req.called("plan"):
+        return call("plan", steps=["Click the counter", "Ask the human to confirm the count"],
+                    stop_conditions=[{"kind": "text", "value": "count is 2"}])
+    if not req.called("page_act"):
+        return call("page_act", action="click", selector="#counter")
+    if not req.called("pause_for_human"):
+        return call("pause_for_human", reason="confirm the counter shows 2")
+    return call("finish", summary="The counter counts")
 
 
 def shoot(page, name: str) -> None:

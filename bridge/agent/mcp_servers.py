@@ -55,6 +55,8 @@ class Server:
                 self.ready.set()
                 await self._stop.wait()
         except (Exception, TimeoutError) as exc:  # any failure of a server we did not write: skipped, said why
+            while isinstance(exc, BaseExceptionGroup) and exc.exceptions:  # the task group's first real error
+                exc = exc.exceptions[0]
             self.status, self.reason = "unhealthy", f"{type(exc).__name__}: {exc}"[:300]
             log.warning("MCP server %s skipped: %s", self.name, self.reason)
         finally:

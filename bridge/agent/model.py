@@ -183,7 +183,6 @@ class ClientModel:
     async def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Reply:
         from mcp import types as t
 
-        session = self._session()
         system = "\n\n".join(m["content"] for m in messages if m["role"] == "system")
         sampled = []
         for m in messages:
@@ -199,8 +198,7 @@ class ClientModel:
                                                                                        text=said.strip() or "…")))
         offered = [t.Tool(name=x["function"]["name"], description=x["function"]["description"],
                           input_schema=x["function"]["parameters"]) for x in tools]
-        result = await session.create_message(sampled, max_tokens=self.max_tokens, system_prompt=system,
-                                              tools=offered or None)
+        result = await self._sample(sampled, system, offered)
         content = result.content if isinstance(result.content, list) else [result.content]
         reply = Reply()
         for i, c in enumerate(content):
@@ -210,13 +208,21 @@ class ClientModel:
                 reply.calls.append(Call(getattr(c, "id", f"call{i}"), c.name, dict(c.input or {})))
         return reply
 
-    def _session(self) -> Any:
+    async def _sample(self, messages: list[Any], system: str, tools: list[Any]) -> Any:
+        """The newest session that declared sampling and is still there answers."""
         from mcp.types import ClientCapabilities, SamplingCapability
+
+        from bridge.clients import GONE
 
         wants = ClientCapabilities(sampling=SamplingCapability())
         for session in reversed(self.clients.sessions):
-            if session.check_client_capability(wants):
-                return session
+            if not session.check_client_capability(wants):
+                continue
+            try:
+                return await session.create_message(messages, max_tokens=self.max_tokens, system_prompt=system,
+                                                    tools=tools or None)
+            except GONE as exc:
+                log.info("sampling session gone: %s", exc)
         raise ModelError("--model client needs a connected MCP client that declared sampling (a 2025-11-25 "
                          "session); none is connected. Use an OpenAI-compatible model_url instead.",
                          code="not_available")

@@ -38,6 +38,8 @@ def add_parsers(sub: Any, add_flags: Any) -> None:
                                      "Stop in the page's panel, then save it as a skill (dbg-bridge skill show NAME).")
     rec.add_argument("name", help="The skill's name (letters, digits, . _ -).")
     rec.add_argument("--page", default=None, help="The tab's pageId (page_list; default: the only tab).")
+    rec.add_argument("--desktop", action="store_true", help="Record the desktop (the human's input on it) instead "
+                                                         "of a tab.")
     rec.add_argument("--until", default=None, help="Text on the page at the end that shows it worked (asked at "
                                                    "Ctrl+C when not given and a terminal is there).")
     add_flags(rec, set(CONNECT), "mcp")
@@ -106,6 +108,8 @@ def main(cmd: str, args: argparse.Namespace, settings: Settings) -> int:
 
 
 def record(api: Api, args: argparse.Namespace) -> int:
+    if args.desktop:
+        return record_desktop(api, args)
     rec = api.call("POST", "/v1/recordings", {"name": args.name, "pageId": args.page})
     print(f"Recording {args.name!r} in tab {rec['pageId']}. Act in the page; press Ctrl+C here (or Stop in the "
           "page's panel) to finish.", flush=True)
@@ -145,6 +149,25 @@ def save_from_run(base: str, token: str | None, name: str, run_id: str) -> int:
               f"{err.get('message', r.text[:300])}", file=sys.stderr)
         return 1
     print(f"saved skill {data['name']!r} (revision {data['revision']}, {data['steps']} steps) from run {run_id}")
+    return 0
+
+
+def record_desktop(api: Api, args: argparse.Namespace) -> int:
+    api.call("POST", "/v1/recordings", {"name": args.name, "desktop": True})
+    print(f"Recording {args.name!r} on the desktop. Act there; press Ctrl+C here to finish.", flush=True)
+    import signal
+
+    try:
+        signal.pause()  # until Ctrl+C (SIGINT)
+    except KeyboardInterrupt:
+        pass
+    until = {"text": args.until} if args.until else None
+    rec = api.call("POST", f"/v1/recordings/{args.name}/stop", {"until": until})
+    for n, line in enumerate(rec["recent"], 1):
+        print(f"  {n:>3}. {line}")
+    s = rec["skill"]
+    print(f"Saved skill {s['name']!r} (revision {s['revision']}, {s['steps']} steps, params "
+          f"{', '.join(s['params']) or 'none'}). Run it: dbg-bridge skill run {s['name']}")
     return 0
 
 

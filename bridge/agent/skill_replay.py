@@ -20,6 +20,8 @@ from bridge.tools.page_handle import Page
 STEP_WAIT = 10.0
 MAX_STEP_WAIT = 60.0
 DesktopCall = Callable[[str, dict[str, Any]], Awaitable[Any]]
+#: Dispatcher.audit.tool_call: (tool, arguments, ms, value= | error=).
+Audit = Callable[..., None]
 
 
 class StepFailed(BridgeError):
@@ -96,10 +98,11 @@ async def nearby(page: Page, t: Target) -> str:
             f"no {t.role or t.tag} with a name on the page")
 
 
-async def run_page_step(page: Page, step: Step, values: dict[str, str]) -> dict[str, Any]:
+async def run_page_step(page: Page, step: Step, values: dict[str, str], audit: Audit | None = None) -> dict[str, Any]:
     frame = page if step.frame == "host" else page.frame(step.frame)
     if step.action == "goto":
-        return await page_navigate(page, m.NavigateParams(action="goto", url=fill_in(step.url, values)))
+        return await audited(audit, "page_navigate", {"pageId": page.page_id, "url": fill_in(step.url, values)},
+                             page_navigate(page, m.NavigateParams(action="goto", url=fill_in(step.url, values))))
     assert step.target is not None
     wait = min(MAX_STEP_WAIT, max(STEP_WAIT, 2 * step.after))
     if step.target.tag == "body" or (not step.target.name and step.target.selector == "body"):
@@ -116,11 +119,26 @@ async def run_page_step(page: Page, step: Step, values: dict[str, str]) -> dict[
         args["value"] = fill_in(step.value, values) or ""
     if step.action == "press":
         args["key"] = step.key or "Enter"
-    return await page_act(frame, m.ActParams(**args))
+    return await audited(audit, "page_act", {"pageId": frame.page_id, **{k: v for k, v in args.items() if v is not None}},
+                         page_act(frame, m.ActParams(**args)))
+
+
+async def audited(audit: Audit | None, tool: str, args: dict[str, Any], call: Awaitable[Any]) -> Any:
+    """A replayed step in the audit log, as the same call over /mcp would be."""
+    started = time.perf_counter()
+    try:
+        value = await call
+    except BridgeError as exc:
+        if audit is not None:
+            audit(tool, args, (time.perf_counter() - started) * 1000, error=exc)
+        raise
+    if audit is not None:
+        audit(tool, args, (time.perf_counter() - started) * 1000, value=value)
+    return value
 
 
 async def replay(skill: Skill, values: dict[str, str], trace: Trace, page: Page | None,
-                 desktop: DesktopCall | None = None) -> dict[str, Any]:
+                 desktop: DesktopCall | None = None, audit: Audit | None = None) -> dict[str, Any]:
     """Run every step, then check the stop condition; raises StepFailed (with the steps that ran) on the first miss."""
     secrets = {p.name for p in skill.params if p.secret}
     shown = {k: ("••••" if k in secrets else v) for k, v in values.items()}
@@ -143,7 +161,7 @@ async def replay(skill: Skill, values: dict[str, str], trace: Trace, page: Page 
             else:
                 if page is None:
                     raise BridgeError("A page skill needs a page: pass --page PAGEID.", code="invalid_argument")
-                result = await run_page_step(page, step, values)
+                result = await run_page_step(page, step, values, audit)
         except BridgeError as exc:
             ms = round((time.perf_counter() - t0) * 1000, 1)
             trace.event("tool_result", step=i, ok=False, ms=ms, error=str(exc), code=exc.code, line=line,
@@ -179,8 +197,11 @@ async def check_until(skill: Skill, values: dict[str, str], page: Page | None,
                                      "timeout": STEP_WAIT}, STEP_WAIT + 5)
             return f"text {u.text!r} seen" if u.text else f"{u.selector!r} visible"
         if desktop is not None and u.window:
-            await desktop("desktop_wait", {"window": u.window, "timeout": STEP_WAIT})
+            await desktop("desktop_wait_for_window", {"title": u.window, "timeout": STEP_WAIT})
             return f"window {u.window!r} open"
+        if desktop is not None and u.text:
+            await desktop("desktop_wait_for_element", {"target": {"name": u.text}, "timeout": STEP_WAIT})
+            return f"element {u.text!r} seen"
     except BridgeError as exc:
         raise BridgeError(f"Every step ran but the stop condition was not met: {u.model_dump(exclude_none=True)} "
                           f"({exc}). The page may have changed what it shows at the end; check it, then edit the "

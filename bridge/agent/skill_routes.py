@@ -70,9 +70,11 @@ def _until(data: dict[str, Any]) -> Until | None:
         return None
     if isinstance(raw, str):
         raw = {"text": raw}
-    if not isinstance(raw, dict) or not any(isinstance(raw.get(k), str) and raw[k] for k in ("text", "selector")):
-        raise HTTPError(400, "invalid_argument", "`until` is {\"text\": …} or {\"selector\": …} (what shows it worked).")
-    return Until(text=raw.get("text"), selector=raw.get("selector"))
+    if not isinstance(raw, dict) or not any(isinstance(raw.get(k), str) and raw[k] for k in ("text", "selector",
+                                                                                             "window")):
+        raise HTTPError(400, "invalid_argument", "`until` is {\"text\": …}, {\"selector\": …} or {\"window\": …} "
+                                                 "(what shows it worked).")
+    return Until(text=raw.get("text"), selector=raw.get("selector"), window=raw.get("window"))
 
 
 async def list_skills(s: SkillService, request: Request, _: dict[str, Any]) -> Any:
@@ -128,6 +130,8 @@ async def save_from_run(s: SkillService, request: Request, data: dict[str, Any])
 async def start_recording(s: SkillService, request: Request, data: dict[str, Any]) -> Any:
     name = _str(data, "name", required=True, limit=80) or ""
     check_name(name)
+    if data.get("desktop") is True:
+        return await s.record_desktop(name)
     rec = await s.recordings.start(s.page(_str(data, "pageId", limit=64)), name)
     return rec.view()
 
@@ -148,6 +152,8 @@ async def show_recording(s: SkillService, request: Request, _: dict[str, Any]) -
 
 
 async def stop_recording(s: SkillService, request: Request, data: dict[str, Any]) -> Any:
+    if s.desktop_recording == request.path_params["name"]:
+        return await s.stop_desktop(request.path_params["name"], _until(data))
     rec = await s.recordings.stop(request.path_params["name"], _until(data))
     return rec.view()
 

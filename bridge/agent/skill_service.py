@@ -30,6 +30,8 @@ class SkillService:
         self.memory = Memory(store)
         self.recordings = Recordings(self.skills, self.tab)
         self.runs_dir: Path = dispatcher.settings.config_dir / "runs"
+        #: The skill a desktop recording is for (one desktop, one recording at a time).
+        self.desktop_recording: str | None = None
 
     def tab(self, instance: str) -> Page:
         return Page(self.d, self.d.resolve(f"{instance}/host"))
@@ -75,10 +77,14 @@ class SkillService:
         """Replay a skill; its trace is written and memory learns from it whether it worked or not."""
         skill = await self.skills.get(name)
         values = skill.bind(params)
+        for p in skill.params:  # a secret is blanked in every audit line, this run's skill_run call's included
+            if p.secret and values.get(p.name):
+                self.d.audit.secrets.add(values[p.name])
         page = self.page(page_id, ctx) if skill.kind == "page" else None
         trace = skill_trace.Trace(self.runs_dir, skill_trace.new_run_id())
         try:
-            out = await replay(skill, values, trace, page, self.desktop_call if self.d.desktop is not None else None)
+            out = await replay(skill, values, trace, page, self.desktop_call if self.d.desktop is not None else None,
+                               self.d.audit.tool_call)
             out["trace"] = str(trace.path)
             out["run"] = trace.run_id
             return out
@@ -95,20 +101,39 @@ class SkillService:
             return []
 
     async def desktop_call(self, tool: str, arguments: dict[str, Any]) -> Any:
-        """A desktop step: the desktop_* tool of that name, through the same table as /mcp, audited like a call."""
+        """A desktop step: the desktop_* tool of that name, audited like a call over /mcp."""
         import time
 
-        from bridge.tools import TOOLS
+        from bridge.agent.skill_desktop import call_desktop_tool
 
-        found = next((t for t in TOOLS if t.name == tool and t.name.startswith("desktop_")), None)
-        if found is None:
-            raise BridgeError(f"A desktop step names {tool!r}, which is not a desktop tool here.", code="bad_skill")
         started = time.perf_counter()
-        first = self.d if found.scope is None else found.scope(self.d)
         try:
-            value = await found.handler(first, **arguments)
+            value = await call_desktop_tool(self.d.desktop, tool, arguments)
         except BridgeError as exc:
             self.d.audit.tool_call(tool, arguments, (time.perf_counter() - started) * 1000, error=exc)
             raise
         self.d.audit.tool_call(tool, arguments, (time.perf_counter() - started) * 1000, value=value)
         return value
+
+    async def record_desktop(self, name: str, max_seconds: float = 600) -> dict[str, Any]:
+        """Start recording the human's desktop input for the skill `name` (desktop_start_recording)."""
+        from bridge.agent.skills import check_name
+
+        check_name(name)
+        if self.d.desktop is None:
+            raise BridgeError("This bridge serves no desktop (`dbg-bridge doctor` says why).", code="not_available")
+        await self.desktop_call("desktop_start_recording", {"maxSeconds": max_seconds})
+        self.desktop_recording = name
+        return {"name": name, "pageId": None, "desktop": True, "state": "recording", "steps": 0, "recent": []}
+
+    async def stop_desktop(self, name: str, until: Until | None) -> dict[str, Any]:
+        """Stop the desktop recording and save it as the skill `name`."""
+        from bridge.agent.skill_desktop import compile_desktop
+
+        if self.desktop_recording != name:
+            raise BridgeError(f"No desktop recording named {name!r} is running.", code="unknown_recording")
+        self.desktop_recording = None
+        out = await self.desktop_call("desktop_stop_recording", {})
+        skill = await self.skills.save(compile_desktop(name, out, until))
+        return {"name": name, "desktop": True, "state": "saved", "steps": len(skill.steps),
+                "recent": [f"{s.tool} {s.arguments}" for s in skill.steps], "skill": skill.summary()}

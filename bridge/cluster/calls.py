@@ -131,7 +131,7 @@ class Calls:
 
     def on_up_message(self, msg: dict[str, Any]) -> None:
         from bridge import protocol
-        from bridge.routes.page_channel import handle_up
+        from bridge.up_messages import handle_up
 
         inst = self.d.registry.instances.get(str(msg.get("id")))
         if inst is None:

@@ -1,10 +1,10 @@
 """This replica's part in the cluster: claims pageIds through Redis, mirrors the pages of the others, relays exec
 frames and results between a caller replica and a page's owner, and writes its own pages' state back.
 
-Hooked into the single-machine code at a few points only (all behind `dispatcher.cluster is not None`): the
-register route (claim), the registry's observer (state writes), `Dispatcher.resolve` (remote instances),
-`handle_up` (results for another replica's caller), the result route (a POST that lands on a non-owner),
-the inbox's sink, and page_list / the cockpit for cluster-wide rows.
+It is the `redis` implementation of bridge/shared_state.py's `SharedState`, picked once at start: the register
+route claims through it, the registry, the questions and the inbox tell it of their changes (constructor
+arguments the dispatcher wires, nothing patched in), `Dispatcher.lookup` finds remote instances through it, and
+page_list and the cockpit list cluster-wide rows through it.
 """
 
 from __future__ import annotations
@@ -28,10 +28,12 @@ from bridge.cluster.mirror import Mirror, RemoteInstance
 from bridge.cluster.questions_sync import QuestionSync
 from bridge.cluster.replica import Liveness
 from bridge.protocol import RegisterRequest
-from bridge.registry import Instance, Registry, check_claims, port_of
+from bridge.registry import Instance, Registry, check_claims, port_of, tab_slice
 
 if TYPE_CHECKING:
     from bridge.dispatch import Dispatcher
+    from bridge.inbox import Item
+    from bridge.questions import Question
 
 log = logging.getLogger("bridge.cluster")
 
@@ -44,7 +46,12 @@ def _candidates(n: int = 8) -> list[str]:
 
 
 class Cluster:
-    def __init__(self, d: Dispatcher, url: str) -> None:
+    """The shared state of a team bridge (bridge/shared_state.py picks it for `--cluster`): pages, calls,
+    questions, approvals and the inbox shared with every replica through Redis."""
+
+    def __init__(self, d: Dispatcher) -> None:
+        url = d.settings.cluster
+        assert url, "the redis backend needs --cluster"
         self.d = d
         self.registry: Registry = d.registry
         self.rid = "r" + secrets.token_hex(4)
@@ -62,7 +69,9 @@ class Cluster:
                                  self._local_live_ids, self.mirror.owners, self._owner_died)
         self.inbox = InboxSync(self.bus, d.inbox)
         self.questions = QuestionSync(self.bus, d, self.rid)
-        self.approvals = SharedApprovals(self.bus, d.spawn, d.approved_origins)
+        self.approvals = SharedApprovals(self.bus, d.spawn, set())
+        #: Set while this replica lets go of a page another replica claimed: those changes are not ours to write.
+        self._letting_go: Instance | None = None
         self.epochs: dict[str, int] = {}
         self._dirty: dict[str, Instance] = {}
         self._released: dict[str, int] = {}
@@ -78,10 +87,6 @@ class Cluster:
     # ---- lifecycle ------------------------------------------------------------------------------------------
 
     async def start(self) -> None:
-        self.registry.observer = self._observe
-        self.d.inbox.sink = self.inbox
-        self.d.questions.observer = self.questions.observe
-        self.d.approved_origins = self.approvals
         loop = asyncio.get_running_loop()
         try:
             await self.liveness.beat_once()
@@ -185,7 +190,7 @@ class Cluster:
         got = await self.claim(args=args)
         if got and str(got[0]) == inst.id:
             self.epochs[inst.id] = int(got[1])
-            self._observe(inst)
+            self.page_changed(inst)
         else:
             log.warning("cluster: page %s is live on another replica now; dropping it here", inst.id)
             if inst.conn is not None:
@@ -193,9 +198,9 @@ class Cluster:
 
     # ---- our pages' state -> Redis --------------------------------------------------------------------------
 
-    def _observe(self, inst: Instance, gone: bool = False) -> None:
+    def page_changed(self, inst: Instance, gone: bool = False) -> None:
         """The registry changed `inst` (attach, detach, unloading, frames) or dropped it (gone)."""
-        if isinstance(inst, RemoteInstance):
+        if isinstance(inst, RemoteInstance) or inst is self._letting_go:
             return
         if gone:
             epoch = self.epochs.pop(inst.id, None)
@@ -260,7 +265,7 @@ class Cluster:
         self.epochs.pop(inst.id, None)
         if self.registry.instances.get(inst.id) is inst:
             conn = inst.conn
-            self.registry.observer = None
+            self._letting_go = inst
             try:
                 if conn is not None:
                     self.registry.detach(inst, conn)
@@ -268,7 +273,7 @@ class Cluster:
                 self.d.page_disconnected(inst)
                 self.registry.forget(inst)
             finally:
-                self.registry.observer = self._observe
+                self._letting_go = None
 
     def _local_live_ids(self) -> list[str]:
         return [i.id for i in self.registry.instances.values() if i.live and i.id in self.epochs]
@@ -318,6 +323,47 @@ class Cluster:
     async def replica_urls(self) -> list[str]:
         """The live replicas' page-channel URLs, this one's first (what a register answer lists)."""
         return await self.liveness.urls()
+
+    # ---- the SharedState seam -------------------------------------------------------------------------------
+
+    def question_changed(self, q: Question, opened: bool) -> None:
+        self.questions.observe(q, opened)
+
+    def inbox_take(self, item: Item) -> bool:
+        item.id = 0  # given by Redis
+        self.inbox.add(item)
+        return True
+
+    def inbox_mark(self, ids: list[int], status: str) -> None:
+        self.inbox.mark(ids, status)  # type: ignore[arg-type]
+
+    def remote(self, instance_id: str) -> Instance | None:
+        return self.mirror.get(instance_id)
+
+    def remote_tabs(self) -> list[Instance]:
+        return [i for i in self.mirror.instances.values() if i.live]
+
+    def valid_cursor(self, cursor: str) -> bool:
+        return cursor.isdigit()  # tabs to skip in the cluster-wide list
+
+    async def page_list(self, cursor: str | None, limit: int) -> tuple[list[dict[str, Any]], str | None]:
+        rows, more = tab_slice(await self.page_rows(), int(cursor or 0), limit)
+        return rows, None if more is None else str(more)
+
+    def remote_rows(self) -> list[dict[str, Any]]:
+        return self.mirror_rows()
+
+    def remote_questions(self) -> list[Question]:
+        return self.questions.open_questions()
+
+    def remote_question(self, question_id: str) -> Question | None:
+        return self.questions.get(question_id)
+
+    def forward_answer(self, question_id: str, answer: Any, via: str, instance_id: str | None) -> bool:
+        return self.questions.forward(question_id, answer, via, instance_id)
+
+    async def message_id(self, item: Item) -> int | None:
+        return await self.inbox.settled(item)
 
     async def page_rows(self) -> list[dict[str, Any]]:
         """page_list across the cluster: this replica's pages as today, every other one read from Redis."""

@@ -122,9 +122,9 @@ class QuestionSync:
         if q is None or not q.open:
             return
         if msg.get("via") == "cockpit":
-            from bridge.cockpit.routes import settle
+            from bridge.human.questions import settle_from_cockpit
 
-            settle(self.d, q, msg.get("answer"))
+            settle_from_cockpit(self.d, q, msg.get("answer"))
             return
         from bridge.human.events import page_event
         from bridge.protocol import EventMsg

@@ -23,7 +23,7 @@ def page_event(d: Dispatcher, inst: Instance, msg: EventMsg) -> bool:
         answer = _mapped(msg.data.get("answer"))
         q = d.questions.answer(msg.questionId or "", inst.id, answer, "page")
         if q is None:  # in a cluster, it may be another replica's question: that one settles it
-            return d.cluster is not None and d.cluster.questions.forward(msg.questionId or "", answer, "page", inst.id)
+            return d.shared.forward_answer(msg.questionId or "", answer, "page", inst.id)
         if q.kind != "consent":
             d.inbox.add("answer", f"{q.text} → {_short(q.answer)}", page_id,
                         {"questionId": q.id, "answer": q.answer, "via": "page"}, source="page")

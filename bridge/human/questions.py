@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
+from typing import Any
 
 from bridge import errors
 from bridge.dispatch import Dispatcher, Target
@@ -54,6 +56,19 @@ async def _take_down(d: Dispatcher, q: Question) -> None:
         await d.call_page(f"{q.instance_id}/host", "ask", {"dismiss": q.id}, 5)
     except errors.BridgeError:
         pass
+
+
+def settle_from_cockpit(d: Dispatcher, q: Question, value: Any) -> bool:
+    """The human answered `q` in a cockpit (this one, or another replica's): settle it, tell the agent, and take the
+    question off the page. False if it was answered meanwhile."""
+    if d.questions.answer(q.id, None, value, "cockpit") is None:
+        return False
+    if q.kind != "consent":
+        shown = value if isinstance(value, str) else json.dumps(value)
+        d.inbox.add("answer", f"{q.text} → {shown[:200]}", f"{q.instance_id}/host",
+                    {"questionId": q.id, "answer": value, "via": "cockpit"}, source="human")
+    d.spawn(_take_down(d, q))  # the same question may still show in the page
+    return True
 
 
 async def show_open_questions(d: Dispatcher, inst: Instance) -> None:

@@ -17,11 +17,12 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from bridge import errors, protocol
 from bridge.dispatch import Dispatcher
 from bridge.http import HTTPError, error_response, read_body
-from bridge.human import page_event, show_open_questions
+from bridge.human import show_open_questions
 from bridge.human.editor import RateLimited
-from bridge.protocol import (AckFrame, ByeMsg, EventMsg, FramesMsg, InstanceId, LeavingMsg, ProtocolError, RegisterReply, ResultMsg,
-                             Secret, ToolsMsg, VersionMismatch)
-from bridge.registry import Instance, OriginMismatch, TooManyPages, claimed_url_ok
+from bridge.protocol import (AckFrame, EventMsg, InstanceId, ProtocolError, RegisterReply, ResultMsg,
+                             Secret, VersionMismatch)
+from bridge.registry import Instance, OriginMismatch, TooManyPages
+from bridge.up_messages import handle_up
 
 log = logging.getLogger("bridge.pages")
 
@@ -135,30 +136,6 @@ def _reshow(d: Dispatcher, inst: Instance) -> None:
         d.spawn(show_open_questions(d, inst))
 
 
-def handle_up(d: Dispatcher, inst: Instance, msg: protocol.UpMessage) -> bool:
-    """Apply one message from a page. False if it was a result nobody is waiting for (stale or forged).
-    Raises OriginMismatch for a url off the page's verified origin, RateLimited for too many open_file requests."""
-    inst.touch()
-    if isinstance(msg, ResultMsg):
-        return d.pending.resolve(inst.id, msg) or (d.cluster is not None and d.cluster.relay_result(inst.id, msg))
-    if isinstance(msg, FramesMsg):
-        if not claimed_url_ok(inst, msg.url):
-            raise OriginMismatch(f"the page claims url {(msg.url or '')[:200]} but it runs on {inst.verified_origin}")
-        d.registry.update_frames(inst, msg.frames, msg.url, msg.title, msg.complete)
-    elif isinstance(msg, ByeMsg):
-        d.page_unloading(inst, msg.to)
-    elif isinstance(msg, LeavingMsg):
-        d.registry.leaving(inst, not msg.stayed)
-    elif isinstance(msg, ToolsMsg):
-        d.webtools.update(inst, msg.tools, msg.total)
-    elif isinstance(msg, EventMsg):
-        if msg.eventId is not None and not inst.first_sight(msg.eventId):
-            log.debug("page %s sent event %s again; acknowledged and ignored", inst.id, msg.eventId)
-            return True
-        return page_event(d, inst, msg)
-    return True
-
-
 async def register(request: Request) -> Response:
     d = _dispatcher(request)
     try:
@@ -172,10 +149,7 @@ async def register(request: Request) -> Response:
     was = d.registry.instances.get(req.instanceId or "")
     was_live = bool(was and was.live)
     try:
-        if d.cluster is not None:
-            inst, renamed = await d.cluster.register(req, _origin(request))
-        else:
-            inst, renamed = d.registry.register(req, _origin(request))
+        inst, renamed = await d.shared.register(req, _origin(request))
     except OriginMismatch as exc:
         log.warning("refused a register: %s", exc)
         return error_response(403, "origin_mismatch", f"Refused: {exc}. A page registers for its own origin only.")
@@ -187,7 +161,7 @@ async def register(request: Request) -> Response:
     if was is inst and was_live:
         d.page_reloaded(inst)
     log.info("page %s registered (%s)%s", inst.id, inst.url, " as a new tab" if renamed else "")
-    replicas = await d.cluster.replica_urls() if d.cluster is not None else None
+    replicas = await d.shared.replica_urls()
     reply = RegisterReply(instanceId=inst.id, secret=inst.secret, ttl=d.settings.page_ttl,
                           heartbeat=d.settings.heartbeat, maxResult=d.settings.max_result, renamed=renamed,
                           replicas=replicas)
@@ -314,10 +288,8 @@ async def result(request: Request) -> Response:
     except ValidationError:
         return error_response(401, "unknown_page", "Missing or malformed instanceId/secret.")
     inst = _authenticate(d, creds.instanceId, creds.secret)
-    if inst is None and d.cluster is not None:
+    if inst is None:  # another replica's page (an SSE page behind a balancer), or a wrong secret
         return await _forward(d, request, creds, data)
-    if inst is None:
-        return error_response(403, "forbidden", "Wrong secret for this instance: the message was ignored.")
     if not _same_origin(request, inst):
         return error_response(403, "origin_mismatch", MISMATCH)
     try:
@@ -338,15 +310,16 @@ async def result(request: Request) -> Response:
 
 
 async def _forward(d: Dispatcher, request: Request, creds: Credentials, data: dict[str, Any]) -> Response:
-    """Cluster mode: a page owned by another replica POSTed here (an SSE page behind a load balancer)."""
+    """A page this replica does not hold POSTed here: another replica's (an SSE page behind a load balancer) gets
+    it handed on; anything else is a wrong secret."""
     try:
-        protocol.parse_up(data)
-        inst = await d.cluster.authenticate(creds.instanceId, creds.secret)
+        inst = await d.shared.authenticate(creds.instanceId, creds.secret)
         if inst is None:
             return error_response(403, "forbidden", "Wrong secret for this instance: the message was ignored.")
+        protocol.parse_up(data)
         if not _same_origin(request, inst):
             return error_response(403, "origin_mismatch", MISMATCH)
-        await d.cluster.forward_up(inst, data)
+        await d.shared.forward_up(inst, data)
     except ProtocolError as exc:
         return error_response(400, "bad_message", f"Malformed message: {exc}.")
     except errors.BridgeError as exc:  # cluster_unavailable: a 5xx, so the page retries the result

@@ -6,7 +6,6 @@ import base64
 import json
 import re
 import time
-from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
 from mcp.types import CallToolResult, ImageContent, TextContent
@@ -16,14 +15,16 @@ from bridge import artifacts, errors, sourcemap
 from bridge import page_commands as m
 from bridge.dispatch import Dispatcher
 from bridge.page_commands import COMMANDS
-from bridge.registry import parse_list_cursor
+from bridge.tools import page_desktop
 from bridge.tools.base import Tool, acting, read_only
 from bridge.tools.outputs import obj, of_page
 from bridge.tools.page_handle import Page
 
-#: A page's own WebMCP tools are reached through page_tools / page_call_tool only, whose answers are marked as the
-#: page's and whose arguments are checked against the page's schema (bridge/tools/webmcp.py).
-Command = Literal[tuple(c for c in COMMANDS if c not in ("tools", "tool_call"))]  # type: ignore[valid-type]
+#: What page_exec(command=…) may name: every command but `record`, which the human's recording tools start (an agent
+#: never starts recording the human's input; bridge/agent/recording.py), and `tools`/`tool_call`: a page's own WebMCP
+#: tools are reached through page_tools / page_call_tool only, whose answers are marked as the page's and whose
+#: arguments are checked against the page's schema (bridge/tools/webmcp.py).
+Command = Literal[tuple(c for c in COMMANDS if c not in ("record", "tools", "tool_call"))]  # type: ignore[valid-type]
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
@@ -39,38 +40,20 @@ async def page_list(
     limit: Annotated[int, Field(ge=1, le=1000)] = 100,
 ) -> dict[str, Any]:
     """Connected tabs and frames (url, title, verified origin, state), `limit` tabs at a time. Page
-    tools take a pageId from here (5173/host, 5173/f0)."""
-    clustered = d.cluster is not None
-    if cursor is not None and not (cursor.isdigit() if clustered else parse_list_cursor(cursor)):
+    tools take a pageId from here (5173/host, 5173/f0); omitted, the only tab's top frame."""
+    if cursor is not None and not d.shared.valid_cursor(cursor):
         raise errors.BridgeError(f"cursor {cursor[:40]!r} is not one page_list gave: pass its nextCursor unchanged, "
                                  "or leave cursor out to start from the first tab.", code="invalid_argument")
-    if d.cluster is not None:
-        rows, more = tab_slice(await d.cluster.page_rows(), int(cursor or 0), limit)
-    else:
-        tabs, more = d.registry.after(cursor, limit)
-        rows = d.registry.page_rows(tabs)
+    rows, more = await d.shared.page_list(cursor, limit)
     out: dict[str, Any] = {"pages": rows}
     if more is not None:
-        out["nextCursor"] = str(more)
-    if d.cluster is not None and d.cluster.note:
-        out["cluster"] = d.cluster.note
+        out["nextCursor"] = more
+    if d.shared.note:  # the team bridge's store is away: only this replica's pages are listed
+        out["cluster"] = d.shared.note
     if not rows and not cursor:
         out["hint"] = (f"No page is connected. Load {d.settings.base_url()}/inject/dbg_client.js in your app, "
                        f"or open the demo at {d.settings.base_url()}/demo.")
     return out
-
-
-def tab_slice(rows: list[dict[str, Any]], skip: int, limit: int) -> tuple[list[dict[str, Any]], int | None]:
-    """`limit` tabs (each with its frames) after the first `skip` of a flat page_list, and where the next starts."""
-    tab = -1
-    out = []
-    for row in rows:
-        tab += row["parent"] is None
-        if tab >= skip + limit:
-            return out, skip + limit
-        if tab >= skip:
-            out.append(row)
-    return out, None
 
 
 async def page_exec(
@@ -156,7 +139,7 @@ async def page_find(page: Page, params: m.FindParams) -> dict[str, Any]:
     return {"pageId": page.page_id, **found}
 
 
-P = TypeVar("P", m.ActParams, m.WaitParams, m.ElementParams)
+P = TypeVar("P", m.ActParams, m.WaitParams, m.ElementParams, m.ScreenshotParams)
 
 
 def in_frame(page: Page, params: P) -> tuple[Page, P]:
@@ -171,12 +154,17 @@ async def page_act(
     params: m.ActParams,
     timeout: Timeout = 15,
 ) -> dict[str, Any]:
-    """Act on an element (ref, selector or text) or a batch, so React/Vue notice; synthetic events unless
-    `trusted`. Answers what changed."""
+    """Act on an element or a batch, once actionable; answers what changed."""
     if params.actions is None and params.action is None:
         raise errors.BridgeError("Give `action` (with a target) or `actions` (a batch).", code="invalid_argument")
     page, params = in_frame(page, params)
+    # the page's share of the time: actionability waits within it, and the answer still comes inside `timeout`
+    desk = page_desktop.running(page) if params.trusted is not False else None
+    params = params.model_copy(update={"checkTimeout": max(0.5, timeout - 2), **({"desktop": True} if desk else {})})
     out = await page.run("act", params, timeout)  # asks first if it would submit a form
+    while out.get("pending") and desk is not None:  # an action handed over for real input on the desktop
+        failed = await page_desktop.send(page, desk, out["pending"])
+        out = await page.call("act", {"resume": out["pending"]["token"], "failed": failed or None}, timeout)
     for note in ("untrusted", "trusted"):  # what kind of input it was: said the first time, not in every answer
         if note in out and not page.first_time(f"page_act.{note}"):
             del out[note]
@@ -198,7 +186,8 @@ async def page_navigate(
     params: m.NavigateParams,
     timeout: WaitTimeout = 20,
 ) -> dict[str, Any]:
-    """Navigate, then return once the new document is back under the pageId, with its URL and title."""
+    """Navigate; returns once the new document is loaded, with its URL and title."""
+    started = time.monotonic()
     await page.guard("navigate", params, timeout)  # asks first when leaving the page's verified origin
     doc = page.document
     # the connection that carried the command, not the one before it: a page that was reconnecting when the call
@@ -215,8 +204,18 @@ async def page_navigate(
     doc = sent.get("doc") or doc  # the document that took the command: the navigation's answer is another one
     leaves = sent.get("crossDocument")
     reloaded = await page.wait_reload(before, timeout, doc, leaves)
+    waited = "commit (the new document's client registered)"
+    if params.waitUntil != "commit":
+        left = max(0.5, min(120, timeout - (time.monotonic() - started)))
+        ready = await page.call("wait", {"loadState": params.waitUntil, "timeout": left}, left + 5)
+        ready = ready if isinstance(ready, dict) else {}  # an older client answers without it
+        state = ready.get("value") or {}
+        quiet = (f"then a quiet DOM ({state.get('quietMs')} ms)" if state.get("quiet")
+                 else f"the DOM still changing after the {state.get('quietMs')} ms cap")
+        waited = f"{params.waitUntil} ({ready.get('ms')} ms), {quiet}"
     where = await page.call("location", {}, timeout)
-    out = {"pageId": page.page_id, "reloaded": reloaded, "url": where["href"], "title": where["title"]}
+    out = {"pageId": page.page_id, "reloaded": reloaded, "url": where["href"], "title": where["title"],
+           "waited": waited}
     if leaves and not reloaded:
         out["note"] = (f"No new document came within {timeout:g} s: the navigation went nowhere (a 204 answer, a "
                        "download) or the server is slower than that; the page is still the one above. Retry with a "
@@ -230,11 +229,16 @@ async def page_console(page: Page, params: m.ConsoleParams) -> dict[str, Any]:
     return {"pageId": page.page_id, **out}
 
 
-async def page_screenshot(page: Page, params: m.ElementParams) -> CallToolResult:
-    """PNG of the tab's visible area or one element. Needs the Chrome extension and the tab in front."""
+async def page_screenshot(page: Page, params: m.ScreenshotParams) -> CallToolResult:
+    """PNG of the tab's visible area or one element (extension or the bridge's desktop; tab in front)."""
     page, params = in_frame(page, params)
     started = time.perf_counter()
-    shot = await page.call("screenshot", params, QUICK)
+    desk = page_desktop.running(page)
+    shot = await page.call("screenshot", params if desk is None else params.model_copy(update={"desktop": True}), QUICK)
+    if desk is not None and isinstance(shot, dict) and "data" not in shot:  # no extension: the desktop's pixels
+        got = await page_desktop.screenshot(page, desk, shot)
+        shot = {k: v for k, v in got.items() if k != "png"}
+        shot["data"] = base64.b64encode(got["png"]).decode()
     data = str(shot.pop("data", "") if isinstance(shot, dict) else "")
     try:
         png = base64.b64decode(data, validate=True)
@@ -269,7 +273,7 @@ async def page_highlight(page: Page, params: m.HighlightParams) -> dict[str, Any
     return {"pageId": page.page_id, **out}
 
 
-SCREENSHOT = obj("width:int", "height:int", "scale:num", "devicePixelRatio:num", pageId="str", bytes="int",
+SCREENSHOT = obj("width:int", "height:int", "scale:num", "devicePixelRatio:num", "via:str", pageId="str", bytes="int",
                  format="str", ms="num")
 PAGE_ROW = obj("title:?str", "url:?str", "origin:?str", "verified:bool", "channel:?str", pageId="str", parent="?str",
                state="str")
@@ -281,13 +285,14 @@ TOOLS = [
     Tool(page_snapshot, read_only("Snapshot a page"), output=of_page(m.SnapshotResult, "file:str", "resource:str"),
          hide=("full", "part", "from_")),
     Tool(page_find, read_only("Find elements"), output=of_page(m.FindResult)),
-    Tool(page_act, acting("Act on elements"), output=of_page(m.ActResult), hide=("dx", "dy", "dryRun")),
-    Tool(page_wait, read_only("Wait for the page"), output=of_page(m.WaitResult)),
+    Tool(page_act, acting("Act on elements"), output=of_page(m.ActResult),
+         hide=("dx", "dy", "dryRun", "checkTimeout", "desktop", "resume", "failed")),
+    Tool(page_wait, read_only("Wait for the page"), output=of_page(m.WaitResult), hide=("loadState",)),
     Tool(page_navigate, acting("Navigate a page", open_world=True),
-         output=obj("note:str", pageId="str", reloaded="bool", url="str", title="str")),
+         output=obj("note:str", pageId="str", reloaded="bool", url="str", title="str", waited="str")),
     Tool(page_console, read_only("Read the console"), output=of_page(m.ConsoleResult)),
     Tool(page_network, read_only("Read network traffic"), output=of_page(m.NetworkResult)),
     Tool(page_source, read_only("Find an element's source"), output=of_page(m.SourceResult)),
     Tool(page_highlight, acting("Highlight elements", destructive=False), output=of_page(m.HighlightResult)),
-    Tool(page_screenshot, read_only("Screenshot a page"), output=SCREENSHOT),
+    Tool(page_screenshot, read_only("Screenshot a page"), output=SCREENSHOT, hide=("desktop",)),
 ]

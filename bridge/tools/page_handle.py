@@ -88,6 +88,11 @@ class Page:
         return await self._d.wait_reload(self.target, before, timeout, doc=doc, leaves=leaves)
 
     @property
+    def desktop(self) -> Any:
+        """The bridge's Desktop (bridge/desktop/service.py), or None when desktop tools are not served."""
+        return getattr(self._d, "desktop", None)
+
+    @property
     def document(self) -> str | None:
         """The identity of the page's document as it last registered (None for a client that sends none)."""
         return self.target.inst.doc

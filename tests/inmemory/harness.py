@@ -16,7 +16,7 @@ from bridge.dispatch import Dispatcher
 from bridge.mcp_server import build_server
 from bridge.protocol import RegisterRequest, parse_up
 from bridge.registry import Instance
-from bridge.routes.page_channel import handle_up
+from bridge.up_messages import handle_up
 from bridge.settings import Settings
 from tests.support import run_async
 

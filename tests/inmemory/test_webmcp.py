@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from bridge.protocol import parse_up
-from bridge.routes.page_channel import handle_up
+from bridge.up_messages import handle_up
 from tests.inmemory.harness import Bridge, bridge, echo, run
 from tests.inmemory.test_human_loop import human
 

@@ -1,6 +1,7 @@
 """The layering rule, checked over the imports (docs/architecture.md states it): tools -> dispatch -> {registry,
 pending, protocol}; routes -> {dispatch, protocol}; nothing imports app or cli; the desktop knows nothing of
-routes, the cockpit or the tools."""
+routes, the cockpit or the tools; the team bridge (bridge.cluster) is a backend behind bridge/shared_state.py that
+knows no cockpit, route or tool, and nothing imports it but itself."""
 
 from __future__ import annotations
 
@@ -65,3 +66,17 @@ def test_routes_know_no_tools():
 def test_the_desktop_knows_nothing_of_routes_the_cockpit_or_the_tools():
     assert offenders(("bridge.desktop",), ("bridge.routes", "bridge.cockpit", "bridge.tools", "bridge.mcp_server",
                                            "bridge.dispatch")) == []
+
+
+def test_the_team_bridge_backend_knows_no_cockpit_route_tool_or_mcp_server():
+    assert offenders(("bridge.cluster",), ("bridge.cockpit", "bridge.routes", "bridge.tools", "bridge.mcp_server",
+                                           "bridge.app", "bridge.cli")) == []
+
+
+def test_only_the_shared_state_table_names_the_team_bridge_and_it_imports_it_lazily():
+    """Nothing outside bridge.cluster imports it: bridge/shared_state.py names it by an import string."""
+    outside = [(m, i) for m, i in offenders(("bridge",), ("bridge.cluster",)) if not under(m, "bridge.cluster")]
+    assert outside == []
+    from bridge.shared_state import BACKENDS
+
+    assert BACKENDS["redis"].startswith("bridge.cluster:")

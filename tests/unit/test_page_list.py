@@ -12,7 +12,8 @@ from bridge.dispatch import Dispatcher
 from bridge.errors import BridgeError
 from bridge.protocol import FrameInfo, RegisterRequest
 from bridge.settings import load_settings
-from bridge.tools.page import page_list, tab_slice
+from bridge.registry import tab_slice
+from bridge.tools.page import page_list
 from tests.support import run_async
 
 

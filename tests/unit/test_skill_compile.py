@@ -58,3 +58,19 @@ def test_parameter_names_are_identifiers_and_follow_bracketed_field_names():
     assert param_name("2nd line", taken) == "v_2nd_line"
     assert param_name("", taken) == "value"
     assert param_name("City", taken) == "city_2"
+
+
+def test_a_desktop_recording_compiles_to_tool_steps_with_typed_text_as_parameters():
+    from bridge.agent.skill_desktop import compile_desktop
+
+    field = {"role": "text", "name": "Your name"}
+    skill = compile_desktop("greet", {"steps": [
+        {"tool": "desktop_click", "arguments": {"target": field, "window": "Greeter"}, "at": 0.5},
+        {"tool": "desktop_type_text", "arguments": {"value": "Ada", "target": field, "window": "Greeter"}, "at": 1.0},
+        {"tool": "desktop_type_text", "arguments": {"value": "<redacted>", "target": {"role": "password text"},
+                                                    "window": "Greeter"}, "at": 2.0}]})
+    assert skill.kind == "desktop" and skill.scope == "Greeter"
+    assert [(p.name, p.default, p.secret) for p in skill.params] == [("your_name", "Ada", False),
+                                                                      ("password", None, True)]
+    assert [s.arguments["value"] for s in skill.steps[1:]] == ["{{your_name}}", "{{password}}"]
+    assert skill.steps[2].after == 1.0

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
+import os
 import shutil
 import struct
 import subprocess
@@ -377,15 +378,19 @@ class WaylandBackend:
     def temp_dir(self, prefix: str) -> str:
         path = tempfile.mkdtemp(prefix=prefix, dir=str(self.session.tmp) if self.session.tmp else None)
         if self.user:
-            import os
-
             os.chown(path, *self.user)
         if not self.session.tmp:
             self._temp.append(path)
         return path
 
     def apps(self) -> list[dict[str, Any]]:
-        return self._apps_or_fail().rows()
+        rows = self._apps_or_fail().rows()
+        from bridge.desktop.children import reap_orphans
+
+        session = [p.pid for p in self.session.procs.values()] if self.session is not None else []
+        helper = getattr(getattr(self._a11y, "proc", None), "pid", None)
+        reap_orphans([*session, *(r["pid"] for r in rows), *([helper] if helper else [])])
+        return rows
 
     def app_log(self, pid: int) -> str:
         app = self._apps_or_fail().get(pid)

@@ -1,0 +1,204 @@
+"""Acting like a person on pages nobody here wrote (e2e/apps, from npm, pinned): CodeMirror 6 on Chromium's
+EditContext, Material Web's md-dialog (a native <dialog> closed by the browser's close request), Bootstrap 5's modal
+(which ignores a click while it is still opening). Each task is done by MCP tools only, then again with Playwright's
+real mouse and keyboard on a fresh page as the baseline, and both are read from the app's own state."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from e2e.corpus import APPS, CorpusServer
+from tests.support import ok, open_page, text_of
+
+PAGES = Path(__file__).resolve().parent / "pages"
+DOC = "function add(a, b) {\n  return a + b;\n}\n"
+
+
+@pytest.fixture(scope="module")
+def corpus(bridge) -> Iterator[CorpusServer]:
+    for app in ("codemirror", "material-web", "bootstrap"):
+        assert (APPS / app / "node_modules").is_dir(), f"run ./scripts/test.sh (npm ci in e2e/apps/{app})"
+    server = CorpusServer(bridge.client_js())
+    yield server
+    server.close()
+
+
+def slow_api(path: str) -> Any:
+    """A backend that answers after a while (server-side, so the page's load and its requests take that long)."""
+    if path.startswith("/api/slow-frame"):
+        time.sleep(0.4)
+        return {"frame": True}
+    if path.startswith("/api/slow-save"):
+        time.sleep(0.3)
+        fields = [kv for kv in path.split("?", 1)[1].split("&") if kv.split("=", 1)[1]]
+        return {"fields": len(fields), "name": dict(kv.split("=", 1) for kv in fields).get("name", "")}
+    return None
+
+
+@pytest.fixture(scope="module")
+def own_pages(bridge) -> Iterator[CorpusServer]:
+    server = CorpusServer(bridge.client_js(), root=PAGES, api=slow_api)
+    yield server
+    server.close()
+
+
+def act(mcp: Any, page: Any, **kw: Any) -> dict[str, Any]:
+    return ok(mcp.call("page_act", {"pageId": page.page_id, **kw}))
+
+
+# ---- CodeMirror 6 on EditContext: typing, Control+End, Control+z ------------------------------------------------
+
+def test_codemirror_on_edit_context_takes_typing_at_the_end_and_undo_like_a_person(corpus, context, mcp):
+    page = open_page(context, corpus.url("codemirror/index.html"))
+    page.wait_for_function("window.cm")
+    assert page.evaluate("window.cmUsesEditContext") is True  # Chromium's EditContext, not contenteditable
+    act(mcp, page, action="press", selector=".cm-content", key="Control+End")
+    typed = act(mcp, page, action="type", selector=".cm-content", value="console.log(add(1, 2));")
+    agent_doc = page.evaluate("cm.state.doc.toString()")
+    assert agent_doc == DOC + "console.log(add(1, 2));"
+    assert typed["done"][0]["value"].endswith("console.log(add(1, 2));")  # what the editor holds now
+    assert "effect" not in typed
+    undone = act(mcp, page, action="press", selector=".cm-content", key="Control+z")
+    assert page.evaluate("cm.state.doc.toString()") == DOC
+    assert undone["changed"], undone  # the line went away
+
+    baseline = context.new_page()
+    baseline.goto(corpus.url("codemirror/index.html"))
+    baseline.wait_for_function("window.cm")
+    baseline.click(".cm-content")
+    baseline.keyboard.press("Control+End")
+    baseline.keyboard.type("console.log(add(1, 2));")
+    assert baseline.evaluate("cm.state.doc.toString()") == agent_doc
+    baseline.keyboard.press("Control+z")
+    assert baseline.evaluate("cm.state.doc.toString()") == DOC
+
+
+def test_fill_replaces_an_edit_context_editors_whole_text(corpus, context, mcp):
+    page = open_page(context, corpus.url("codemirror/index.html"))
+    page.wait_for_function("window.cm")
+    filled = act(mcp, page, action="fill", selector=".cm-editor", value="const x = 1;")  # the wrapper: retargeted
+    assert page.evaluate("cm.state.doc.toString()") == "const x = 1;"
+    assert filled["done"][0]["value"] == "const x = 1;"
+
+
+# ---- Material Web md-dialog: Escape is a close request ------------------------------------------------------------
+
+def test_escape_on_a_native_dialog_says_synthetic_input_cannot_close_it_here(corpus, context, mcp):
+    page = open_page(context, corpus.url("material-web/index.html"))
+    page.wait_for_function("!!customElements.get('md-dialog')")
+    act(mcp, page, action="click", text="Delete pet", exact=True)
+    page.wait_for_function("window.opened === 1")  # its opening animation's changes are not the key's
+    got = act(mcp, page, action="press", text="Doggie will be gone for good.", key="Escape")
+    assert got["effect"] == "none", got
+    why = got["done"][0]["why"]
+    assert "close request" in why and "extension" in why and "desktop_open_url" in why, why
+    assert page.evaluate("document.getElementById('confirm').open") is True  # the app agrees: still open
+    act(mcp, page, action="click", text="Cancel", exact=True)
+    page.wait_for_function("!document.getElementById('confirm').open")
+    assert page.evaluate("closedWith") == ["cancel"]
+
+    baseline = context.new_page()
+    baseline.goto(corpus.url("material-web/index.html"))
+    baseline.wait_for_function("!!customElements.get('md-dialog')")
+    baseline.click("#open")
+    baseline.wait_for_function("document.getElementById('confirm').open")
+    baseline.keyboard.press("Escape")  # a real key: the browser's close request closes it
+    baseline.wait_for_function("!document.getElementById('confirm').open")
+    assert baseline.evaluate("closedWith") == [""]
+
+
+# ---- Bootstrap 5: actionability against a modal's transitions -----------------------------------------------------
+
+def bootstrap(context: Any, corpus: CorpusServer) -> Any:
+    page = open_page(context, corpus.url("bootstrap/index.html"))
+    page.wait_for_function("!!window.bootstrap")
+    return page
+
+
+def test_a_click_waits_until_the_opening_modal_is_stable_so_bootstrap_takes_it(corpus, context, mcp):
+    page = bootstrap(context, corpus)
+    # forced, the Save click lands while the modal is still sliding in: Bootstrap ignores it, and the answer says so
+    forced = act(mcp, page, actions=[{"action": "click", "text": "Add pet", "exact": True},
+                                     {"action": "fill", "selector": "#pet-name", "value": "Rex"},
+                                     {"action": "click", "selector": "#save", "force": True}])
+    assert forced["done"][2]["effect"] == "none", forced
+    assert page.evaluate("[window.saved, document.getElementById('add').classList.contains('show')]") == [[], True]
+    act(mcp, page, action="click", text="Cancel", exact=True)
+    page.wait_for_function("!document.getElementById('add').classList.contains('show') && !document.querySelector('.modal-backdrop')")
+    # checked: the same batch waits for the Save button to stop moving, and the app saves
+    got = act(mcp, page, actions=[{"action": "click", "text": "Add pet", "exact": True},
+                                  {"action": "fill", "selector": "#pet-name", "value": "Rex"},
+                                  {"action": "click", "selector": "#save"}])
+    assert "effect" not in got["done"][2], got
+    page.wait_for_function("window.saved.length === 1")
+    assert page.evaluate("window.saved") == ["Rex"]
+
+    baseline = bootstrap(context, corpus)
+    baseline.click("text=Add pet")
+    baseline.fill("#pet-name", "Rex")
+    baseline.click("#save")  # Playwright waits for stable too
+    baseline.wait_for_function("window.saved.length === 1")
+    assert baseline.evaluate("window.saved") == page.evaluate("window.saved")
+
+
+def test_failed_checks_are_named_errors_saying_what_was_seen(corpus, context, mcp):
+    page = bootstrap(context, corpus)
+    disabled = mcp.call("page_act", {"pageId": page.page_id, "action": "click", "text": "Delete all", "timeout": 3})
+    assert disabled.is_error and text_of(disabled).startswith("[not_enabled]"), text_of(disabled)
+    moving = mcp.call("page_act", {"pageId": page.page_id, "action": "click", "text": "New arrivals", "timeout": 3})
+    assert moving.is_error and text_of(moving).startswith("[not_stable]"), text_of(moving)
+    act(mcp, page, action="click", text="Add pet", exact=True)
+    page.wait_for_function("document.getElementById('add').classList.contains('show')")
+    covered = mcp.call("page_act", {"pageId": page.page_id, "action": "click", "text": "Add pet", "exact": True,
+                                    "timeout": 3})
+    assert covered.is_error and text_of(covered).startswith("[obscured]"), text_of(covered)
+    assert "by div#add" in text_of(covered)  # the modal's own layer over the page
+    forced = act(mcp, page, action="click", text="Add pet", exact=True, force=True)  # force skips the checks
+    assert forced["done"][0]["action"] == "click"
+
+
+def test_scroll_moves_the_nearest_scrolling_container_as_a_wheel_does_and_says_when_it_cannot(corpus, context, mcp):
+    page = bootstrap(context, corpus)
+    got = act(mcp, page, action="scroll", text="Adoption 2", exact=True, value="200")
+    scrolled = got["done"][0]["scrolled"]
+    assert scrolled["element"].startswith("div#log") and scrolled["dy"] > 0, got
+    assert page.evaluate("document.getElementById('log').scrollTop") == scrolled["dy"]
+    assert page.evaluate("scrollY") == 0  # the page did not move
+    act(mcp, page, action="scroll", text="Adoption 2", exact=True, value="-5000")
+    stuck = act(mcp, page, action="scroll", text="Adoption 2", exact=True, value="-100")
+    assert stuck["effect"] == "none" and stuck["done"][0]["scrolled"]["dy"] == 0, stuck
+
+    baseline = bootstrap(context, corpus)
+    box = baseline.get_by_text("Adoption 2", exact=True).bounding_box()
+    baseline.mouse.move(box["x"] + 5, box["y"] + 5)
+    baseline.mouse.wheel(0, 200)
+    baseline.wait_for_function("document.getElementById('log').scrollTop > 0")
+    assert baseline.evaluate("scrollY") == 0  # a real wheel scrolls the same container, not the page
+
+
+# ---- navigation waits for load and a quiet DOM; answers worth their characters ---------------------------------
+
+def test_navigate_answers_after_load_so_an_onload_list_is_there(own_pages, context, mcp):
+    page = open_page(context, own_pages.url("acting.html"))
+    went = ok(mcp.call("page_navigate", {"pageId": page.page_id, "action": "reload"}))
+    assert went["reloaded"] and went["waited"].startswith("load"), went
+    found = ok(mcp.call("page_find", {"pageId": page.page_id, "text": "Polly"}))
+    assert found["total"] == 1  # rendered by window.onload, after the slow frame
+    assert page.evaluate("document.readyState") == "complete"
+
+
+def test_a_batch_of_fills_answers_a_short_line_each_and_a_submit_waits_for_its_request(own_pages, context, mcp):
+    page = open_page(context, own_pages.url("acting.html"))
+    fields = {"name": "Rex", "email": "rex@example.org", "phone": "555-0100", "city": "Ghent", "note": "Likes walks"}
+    got = act(mcp, page, actions=[{"action": "fill", "selector": f"[name={k}]", "value": v} for k, v in fields.items()])
+    assert [d["value"] for d in got["done"]] == list(fields.values())
+    assert got["changed"] == [], got  # each field said once, in its done line
+    sent = act(mcp, page, action="click", text="Send", exact=True)
+    assert sent["requests"]["started"] == 1 and sent["requests"]["settled"], sent
+    assert any("Saved 5 fields for Rex" in line for line in sent["changed"]), sent  # the answer has the result
+    assert any("Adopt another" in line for line in sent["changed"]), sent  # and what appeared because of it

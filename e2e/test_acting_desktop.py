@@ -1,0 +1,113 @@
+"""Trusted input and screenshots through the bridge's own desktop: a real `dbg-bridge serve` with a private desktop
+(Xvfb + openbox), Chromium opened on it by desktop_open_url, Material Web's md-dialog (npm, e2e/apps) in that window.
+What synthetic events cannot do (Escape as the browser's close request, double-click word selection) page_act does
+with XTest input into the window, mapped from the element's box; page_screenshot cuts real pixels from the desktop
+without the extension. The baseline is Playwright's real keyboard and mouse on a fresh headless page."""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from e2e.corpus import APPS, CorpusServer
+from tests.desktop.conftest import png_pixels
+from tests.support import CHROMIUM, BridgeProcess, McpSession, ok, wait_until
+
+PAGE = "material-web/index.html"
+
+
+@pytest.fixture(scope="module")
+def desktop_bridge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BridgeProcess]:
+    proc = BridgeProcess(tmp_path_factory.mktemp("acting-desktop"),
+                         env={"DBG_DESKTOP_ALLOW": CHROMIUM, "DBG_DESKTOP_BROWSER": CHROMIUM,
+                              "DBG_DESKTOP_SIZE": "1280x800"}).start()
+    yield proc
+    proc.stop()
+
+
+@pytest.fixture(scope="module")
+def client(desktop_bridge: BridgeProcess) -> Iterator[McpSession]:
+    session = McpSession(desktop_bridge.mcp_url, desktop_bridge.token)
+    yield session
+    session.close()
+
+
+@pytest.fixture(scope="module")
+def on_desktop(desktop_bridge: BridgeProcess, client: McpSession) -> Iterator[tuple[str, CorpusServer]]:
+    """The Material Web page in a Chromium window on the private desktop: (its pageId, the corpus server)."""
+    assert (APPS / "material-web" / "node_modules").is_dir(), "run ./scripts/test.sh (npm ci in e2e/apps/material-web)"
+    server = CorpusServer(desktop_bridge.client_js())
+    url = server.url(PAGE)
+    ok(client.call("desktop_open_url", {"url": url}))
+
+    def connected() -> str | None:
+        rows = ok(client.call("page_list"))["pages"]
+        return next((r["pageId"] for r in rows if r.get("url") == url and r["pageId"].endswith("/host")), None)
+
+    page_id = wait_until(connected, 30, 0.2, what="the desktop's Chromium tab to connect")
+    wait_until(lambda: ok(client.call("page_exec", {"pageId": page_id, "code": "!!customElements.get('md-dialog')"}))
+               ["result"], 15, what="Material Web to define md-dialog")
+    yield page_id, server
+    server.close()
+
+
+def js(client: McpSession, page_id: str, code: str) -> Any:
+    return ok(client.call("page_exec", {"pageId": page_id, "code": code}))["result"]
+
+
+def test_escape_closes_a_native_dialog_through_real_x_input_when_synthetic_keys_cannot(on_desktop, client, browser):
+    page_id, server = on_desktop
+    act = lambda **kw: ok(client.call("page_act", {"pageId": page_id, **kw}))  # noqa: E731
+    act(action="click", text="Delete pet", exact=True)
+    wait_until(lambda: js(client, page_id, "window.opened === 1"), 10, what="the dialog to open")
+    got = act(action="press", text="Doggie will be gone for good.", key="Escape")  # trusted: auto
+    assert got["done"][0]["input"] == "desktop" and "effect" not in got["done"][0], got
+    assert "X input" in got["trusted"]
+    assert js(client, page_id, "closedWith") == [""]  # the app saw its dialog closed by the close request
+    assert js(client, page_id, "document.getElementById('status').textContent") == "Kept doggie (dismissed)."
+
+    baseline = browser.new_page()
+    baseline.goto(server.url(PAGE))
+    baseline.wait_for_function("!!customElements.get('md-dialog')")
+    baseline.click("#open")
+    baseline.wait_for_function("document.getElementById('confirm').open")
+    baseline.keyboard.press("Escape")
+    baseline.wait_for_function("!document.getElementById('confirm').open")
+    assert baseline.evaluate("closedWith") == js(client, page_id, "closedWith")
+    baseline.close()
+
+
+def test_double_click_selects_a_word_through_the_desktop_at_the_elements_place(on_desktop, client, browser):
+    page_id, server = on_desktop
+    js(client, page_id, "getSelection().removeAllRanges()")
+    got = ok(client.call("page_act", {"pageId": page_id, "action": "dblclick", "selector": "#pet"}))
+    assert got["done"][0]["input"] == "desktop", got  # synthetic dblclick selected nothing; the real one did
+    assert js(client, page_id, "String(getSelection()).trim()") == "Doggie"
+
+    baseline = browser.new_page()
+    baseline.goto(server.url(PAGE))
+    baseline.dblclick("#pet")
+    assert baseline.evaluate("String(getSelection()).trim()") == "Doggie"
+    baseline.close()
+
+
+def test_page_screenshot_without_the_extension_cuts_the_tab_from_the_desktop(on_desktop, client):
+    page_id, _ = on_desktop
+    whole = client.call("page_screenshot", {"pageId": page_id})
+    shot = ok(whole)
+    assert shot["via"] == "desktop", shot
+    width, height, _ = png_pixels(base64.b64decode(whole.content[0].data))
+    vp = js(client, page_id, "[innerWidth, innerHeight, devicePixelRatio]")
+    assert (width, height) == (round(vp[0] * vp[2]), round(vp[1] * vp[2]))
+    # one element: Material's filled button is its primary colour (#6750A4) edge to edge, text aside
+    button = client.call("page_screenshot", {"pageId": page_id, "selector": "#open"})
+    w, h, rows = png_pixels(base64.b64decode(button.content[0].data))
+    box = js(client, page_id, "(r => [r.width, r.height])(document.getElementById('open').getBoundingClientRect())")
+    assert abs(w - box[0]) <= 1 and abs(h - box[1]) <= 1
+    channels = len(rows) // (w * h)
+    pixels = [tuple(rows[i:i + 3]) for i in range(0, len(rows), channels)]
+    purple = sum(1 for p in pixels if abs(p[0] - 0x67) < 24 and abs(p[1] - 0x50) < 24 and abs(p[2] - 0xA4) < 24)
+    assert purple > len(pixels) // 2, f"{purple} of {len(pixels)} pixels are the button's colour"

@@ -1,0 +1,51 @@
+"""A desktop recording on a real Debian application (galculator, GTK 3) becomes a skill in the page skills' format
+that replays through the desktop tools, without a model; the result is read back from the app's own display."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from bridge.agent.skill_desktop import call_desktop_tool, compile_desktop
+from bridge.agent.skill_replay import replay
+from bridge.agent.skill_store import DiskStore
+from bridge.agent.skill_trace import Trace, read
+from bridge.agent.skills import Skills, Until, parse
+from tests.desktop.test_real_apps import display, launch  # noqa: F401 - fixture
+from tests.desktop.test_recording import Human, center, element
+from tests.support import run_async, wait_until
+
+KEYS = ("AC", "1", "2", "*", "3", "=")
+
+
+def test_a_calculator_recording_becomes_a_skill_that_replays_to_the_same_result(desk, launch, tmp_path: Path):  # noqa: F811
+    win = launch(["galculator"])
+    human = Human(desk)
+    desk("desktop_start_recording", maxSeconds=60)
+    for key in KEYS:
+        human.click(center(element(desk, win["id"], "toggle button", key)))
+    wait_until(lambda: display(desk, win).strip() == "36", 5, what="12*3 = 36 on the display")
+    out = desk("desktop_stop_recording")
+
+    skill = compile_desktop("multiply", out, Until(window="galculator"))
+    assert skill.kind == "desktop" and skill.scope == win["title"]
+    assert [(s.tool, s.arguments) for s in skill.steps] == [
+        ("desktop_click", {"target": {"role": "toggle button", "name": k}, "window": win["title"]}) for k in KEYS]
+    # the same file format as a page skill: it survives the store and a parse
+    saved = run_async(Skills(DiskStore(tmp_path)).save(skill))
+    assert parse(json.loads((tmp_path / "skills" / "multiply.json").read_text())) == saved
+
+    human.click(center(element(desk, win["id"], "toggle button", "7")))  # the display shows something else now
+    wait_until(lambda: display(desk, win).strip() == "7", 5, what="7 on the display")
+    trace = Trace(tmp_path / "runs", "skill-desktop-test")
+
+    async def call(tool, args):
+        return await call_desktop_tool(desk.service, tool, args)
+
+    done = run_async(replay(skill, {}, trace, None, call))
+    trace.close()
+    assert done["state"] == "done" and done["until"] == "window 'galculator' open"
+    wait_until(lambda: display(desk, win).strip() == "36", 5, what="the replayed 12*3 = 36 on the display")
+    events = read(trace.path)
+    assert events[0]["type"] == "run_start" and events[-1]["state"] == "done"
+    assert sum(e["type"] == "tool_result" and e["ok"] for e in events) == len(KEYS)
