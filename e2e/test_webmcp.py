@@ -251,12 +251,15 @@ def test_ten_thousand_tools_are_cut_to_the_bound_and_said_once(lab, allowed):
     healthy(mcp, page.page_id)
 
 
-def test_a_page_tool_that_never_answers_times_out_and_one_that_throws_is_named(lab, allowed):
+def test_a_page_tool_that_never_answers_times_out_one_that_throws_is_named_and_a_huge_answer_is_capped(lab, allowed):
     _, server, mcp, ctx = lab
     page = open_page(ctx, server.url("webmcp/polyfill.html"))
     register(page, "[{name: 'forever', description: 'never answers', execute: () => new Promise(() => {})},"
-                   " {name: 'boom', description: 'throws', execute: () => { throw new Error('kaboom'); }}]")
-    wait_until(lambda: {"forever", "boom"} <= set(listed(mcp, page.page_id)), 10, what="both listed")
+                   " {name: 'boom', description: 'throws', execute: () => { throw new Error('kaboom'); }},"
+                   " {name: 'huge', description: 'answers 1 MB', execute: () => 'x'.repeat(1 << 20)}]")
+    wait_until(lambda: {"forever", "boom", "huge"} <= set(listed(mcp, page.page_id)), 10, what="all listed")
+    res = mcp.call("page_call_tool", {"pageId": page.page_id, "name": "huge"})
+    assert res.is_error and "[result_too_large]" in text_of(res)  # the bridge's result cap, in the page
     res = mcp.call("page_call_tool", {"pageId": page.page_id, "name": "forever"})  # --exec-timeout 3 bounds it
     assert res.is_error and "[page_timeout]" in text_of(res) and "within 3 s" in text_of(res)
     res = mcp.call("page_call_tool", {"pageId": page.page_id, "name": "boom"})
