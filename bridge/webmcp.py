@@ -151,17 +151,17 @@ def compact(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 class WebTools:
-    """Every tab's catalog, by instance id. `hooks` run when one changes (the mirrored MCP tools follow them)."""
+    """Every tab's catalog (kept on its Instance, so it goes with the page). `hooks` run when one changes (the
+    mirrored MCP tools follow them)."""
 
     def __init__(self, inbox: Inbox) -> None:
         self.inbox = inbox
-        self.catalogs: dict[str, Catalog] = {}
         self.hooks: list[Callable[[], None]] = []
 
     def update(self, inst: Instance, rows: list[Any], total: int) -> Catalog:
         """Take a tab's list as its client sent it: each entry checked, the bad ones dropped (and said once per
         document in the inbox), at most MAX_TOOLS kept."""
-        old = self.catalogs.get(inst.id)
+        old: Catalog | None = inst.webmcp
         said = {(d["frameId"], d["name"], d["code"]) for d in old.dropped} if old and old.doc == inst.doc else set()
         cat = Catalog(inst.doc, total=max(total, len(rows)))
         names: set[tuple[str, str]] = set()
@@ -194,7 +194,7 @@ class WebTools:
                            f"{inst.id}/{drop['frameId'] if drop['frameId'] != '*' else 'host'}",
                            {"code": drop["code"], "tool": drop["name"]}, source="page")
         changed = old is None or old.signature() != cat.signature() or old.doc != cat.doc
-        self.catalogs[inst.id] = cat
+        inst.webmcp = cat
         if changed:
             for hook in self.hooks:
                 hook()
@@ -202,7 +202,7 @@ class WebTools:
 
     def of(self, inst: Instance) -> Catalog | None:
         """The tab's catalog if its current document sent it (a reloaded page's old tools are gone with it)."""
-        cat = self.catalogs.get(inst.id)
+        cat: Catalog | None = inst.webmcp
         return cat if cat is not None and cat.doc == inst.doc else None
 
     def count(self, inst: Instance) -> int:
