@@ -160,7 +160,8 @@ def test_mirrored_page_tools_are_announced_listed_and_called_as_tools_of_their_o
 
     async def close_and_hear() -> bool:
         async with client.listen(tools_list_changed=True) as sub:
-            ok(await client.call_tool("page_exec", {"pageId": page.page_id, "code": "document.getElementById('side').remove()"}))
+            remove = "document.getElementById('side').remove()"
+            ok(await client.call_tool("page_exec", {"pageId": page.page_id, "code": remove}))
             async for _event in sub:
                 if f"{tab}_f0__set_note" not in [t.name for t in (await client.list_tools()).tools]:
                     return True
