@@ -9,6 +9,7 @@ descriptions, annotations and answers are shown to agents marked as the page's (
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Callable
@@ -100,6 +101,26 @@ def depth_of(value: Any) -> int:
     return deepest
 
 
+@functools.lru_cache(maxsize=256)  # at most 256 x 32 KB of schema text
+def read_schema(text: str) -> tuple[dict[str, Any], tuple[str, str] | None]:
+    """A tool's input schema from its JSON text, or (code, why) it is refused; worked out once per distinct text
+    (a page's list comes again on every page_tools and every change)."""
+    try:
+        schema = json.loads(text)
+    except (ValueError, RecursionError):
+        return {}, ("bad_schema", "its input schema is not JSON")
+    if depth_of(schema) > MAX_SCHEMA_DEPTH:
+        return {}, ("schema_too_deep", f"its input schema nests more than {MAX_SCHEMA_DEPTH} levels deep")
+    if not isinstance(schema, dict) or schema.get("type", "object") != "object":
+        return {}, ("bad_schema", "its input schema is not a JSON Schema of type object")
+    schema = {"type": "object", **schema}  # MCP's inputSchema needs the type said (a mirrored tool is listed as is)
+    try:
+        validators.validator_for(schema, default=Draft202012Validator).check_schema(schema)
+    except SchemaError as exc:
+        return {}, ("bad_schema", f"its input schema is not valid JSON Schema ({exc.message[:200]})")
+    return schema, None
+
+
 def check(row: Any) -> WebTool:
     """One entry of a page's list as a WebTool, or Dropped naming what is wrong with it."""
     if not isinstance(row, dict):
@@ -121,19 +142,9 @@ def check(row: Any) -> WebTool:
         text = '{"type": "object", "properties": {}}'
     if not isinstance(text, str) or len(text) > MAX_SCHEMA:
         raise Dropped("schema_too_large", f"its input schema is over {MAX_SCHEMA} characters of JSON")
-    try:
-        schema = json.loads(text)
-    except (ValueError, RecursionError):
-        raise Dropped("bad_schema", "its input schema is not JSON") from None
-    if depth_of(schema) > MAX_SCHEMA_DEPTH:
-        raise Dropped("schema_too_deep", f"its input schema nests more than {MAX_SCHEMA_DEPTH} levels deep")
-    if not isinstance(schema, dict) or schema.get("type", "object") != "object":
-        raise Dropped("bad_schema", "its input schema is not a JSON Schema of type object")
-    schema = {"type": "object", **schema}  # MCP's inputSchema needs the type said (a mirrored tool is listed as is)
-    try:
-        validators.validator_for(schema, default=Draft202012Validator).check_schema(schema)
-    except SchemaError as exc:
-        raise Dropped("bad_schema", f"its input schema is not valid JSON Schema ({exc.message[:200]})") from None
+    schema, problem = read_schema(text)
+    if problem is not None:
+        raise Dropped(*problem)
     annotations = row.get("annotations") if isinstance(row.get("annotations"), dict) else {}
     annotations = {str(k)[:64]: v for k, v in list(annotations.items())[:16]
                    if isinstance(v, (bool, int, float)) or (isinstance(v, str) and len(v) <= 200)}
