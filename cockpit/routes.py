@@ -131,12 +131,24 @@ def snapshot(d: Dispatcher) -> dict[str, Any]:
                                              *d.shared.remote_questions()]]
     seen = d.audit.agent_seen  # any authenticated MCP request, from the first initialize on
     return {
-        "pages": d.registry.page_rows() + d.shared.remote_rows(),
+        "pages": with_tools(d, d.registry.page_rows()) + d.shared.remote_rows(),
         "questions": sorted(questions, key=lambda q: q["created"]),
         "agent": {"seen": seen is not None, "lastSeen": seen, "toolCalls": d.audit.tool_calls},
         "agents": d.clients.agents.rows(),
         "desktop": desktop_state(d),
     }
+
+
+def with_tools(d: Dispatcher, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each page row with the names of the WebMCP tools its document registered (bridge/webmcp.py), if any."""
+    for row in rows:
+        tab, _, frame = row["pageId"].partition("/")
+        inst = d.registry.instances.get(tab)
+        cat = d.webtools.of(inst) if inst is not None else None
+        names = [t.name for t in cat.tools if t.frame_id == frame] if cat else []
+        if names:
+            row["tools"] = names
+    return rows
 
 
 def desktop_state(d: Dispatcher) -> dict[str, Any]:

@@ -261,6 +261,14 @@ const COMMANDS = {
     const text = sel ? String(sel) : '';
     return { text, ref: text && el ? refs.of(el) : null, element: text && el ? describeElement(el) : null };
   },
+  async tools(_params, ctx) {
+    if (ctx.role === 'host') return webmcp.catalog();
+    const own = await webmcp.local();
+    return { api: own.api, tools: own.tools.slice(0, WEBMCP_MAX_TOOLS), total: webmcp.seen.length };
+  },
+  async tool_call(params, ctx) {
+    return webmcp.call(String(params.name), params.arguments || {}, ctx.signal);
+  },
   async screenshot(params, ctx) {
     const box = params.ref || params.selector ? await visibleBox(target({ ref: params.ref, selector: params.selector })) : null;
     // a same-origin frame hands its box (in the host's viewport) to the host, which talks to the extension
