@@ -59,6 +59,16 @@ def stop_group(proc: subprocess.Popen[bytes]) -> None:
         proc.wait()
 
 
+def start_child(cmd: list[str], ready: Callable[[], bool]) -> subprocess.Popen[bytes]:
+    """A Debian server (redis-server, haproxy) as our child, once `ready()` says it answers (bounded wait)."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+    wait_until(lambda: ready() or proc.poll() is not None, 10, what=f"{cmd[0]} start")
+    if proc.poll() is not None:
+        raise RuntimeError(f"{cmd[0]} exited with {proc.returncode} (is its Debian package installed? "
+                           "./scripts/test.sh installs it)")
+    return proc
+
+
 def stop_child(proc: subprocess.Popen[bytes]) -> None:
     """Terminate a child (kill it if it will not go) and reap it."""
     if proc.poll() is None:
@@ -329,14 +339,9 @@ class RedisServer:
             return False
 
     def start(self) -> RedisServer:
-        self.proc = subprocess.Popen(
+        self.proc = start_child(
             ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-             *(["--requirepass", self.password] if self.password else [])],
-            stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
-        wait_until(lambda: self._answers() or self.proc.poll() is not None, 10, what="redis-server start")
-        if self.proc.poll() is not None:
-            raise RuntimeError(f"redis-server exited with {self.proc.returncode} (is the redis-server package "
-                               "installed? ./scripts/test.sh installs it)")
+             *(["--requirepass", self.password] if self.password else [])], self._answers)
         return self
 
     def stop(self) -> None:
@@ -366,12 +371,7 @@ class LoadBalancer:
                  "backend replicas", "  balance source", "  hash-type consistent",
                  *(f"  server r{i} {s} check inter 200ms fall 1 rise 2" for i, s in enumerate(servers))]
         self.config.write_text("\n".join(lines) + "\n")
-        self.proc = subprocess.Popen(["haproxy", "-db", "-f", str(self.config)], stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.STDOUT)
-        wait_until(lambda: self._listening() or self.proc.poll() is not None, 10, what="haproxy start")
-        if self.proc.poll() is not None:
-            raise RuntimeError(f"haproxy exited with {self.proc.returncode} (is the haproxy package installed? "
-                               "./scripts/test.sh installs it)")
+        self.proc = start_child(["haproxy", "-db", "-f", str(self.config)], self._listening)
         return self
 
     def _listening(self) -> bool:
