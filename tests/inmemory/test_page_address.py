@@ -3,9 +3,13 @@ with several tabs the error lists them with their titles. A page tool resolves i
 
 from __future__ import annotations
 
+import pytest
+
 from pathlib import Path
 
-from tests.inmemory.harness import bridge, run, text_of
+from tests.inmemory.harness import bridge, text_of
+
+pytestmark = pytest.mark.anyio
 
 
 def frames(n: int, port: int = 5173) -> list[dict]:
@@ -14,64 +18,52 @@ def frames(n: int, port: int = 5173) -> list[dict]:
             *({"frameId": f"f{i}", "parent": "host", "url": f"{base}/frame{i}", "origin": base} for i in range(n))]
 
 
-def test_one_tab_with_frames_is_the_default_target_and_means_its_top_frame(tmp_path: Path):
-    async def go():
-        async with bridge(tmp_path) as b:
-            conn = b.connect_page(frames=frames(2))
-            out = await b.ok("page_exec", {"command": "ping"})
-            assert out["pageId"] == "5173/host"
-            assert [f["frameId"] for f in conn.execs()] == ["host"]
-    run(go())
+async def test_one_tab_with_frames_is_the_default_target_and_means_its_top_frame(tmp_path: Path):
+    async with bridge(tmp_path) as b:
+        conn = b.connect_page(frames=frames(2))
+        out = await b.ok("page_exec", {"command": "ping"})
+        assert out["pageId"] == "5173/host"
+        assert [f["frameId"] for f in conn.execs()] == ["host"]
 
 
-def test_a_frame_is_reached_by_its_id(tmp_path: Path):
-    async def go():
-        async with bridge(tmp_path) as b:
-            conn = b.connect_page(frames=frames(1))
-            out = await b.ok("page_find", {"text": "x", "pageId": "5173/f0"})
-            assert out["pageId"] == "5173/f0" and conn.execs("find")[0]["frameId"] == "f0"
-    run(go())
+async def test_a_frame_is_reached_by_its_id(tmp_path: Path):
+    async with bridge(tmp_path) as b:
+        conn = b.connect_page(frames=frames(1))
+        out = await b.ok("page_find", {"text": "x", "pageId": "5173/f0"})
+        assert out["pageId"] == "5173/f0" and conn.execs("find")[0]["frameId"] == "f0"
 
 
-def test_several_tabs_need_a_page_id_and_the_error_lists_them_with_titles(tmp_path: Path):
-    async def go():
-        async with bridge(tmp_path) as b:
-            shop = b.connect_page(title="Shop", frames=frames(1))
-            admin = b.connect_page(title="Admin", url="http://localhost:5174/", port=5174)
-            body = await b.error("page_snapshot")
-            assert body.startswith("[ambiguous_page] 2 tabs are live, so pageId is needed")
-            assert "5173/host 'Shop'" in body and "5174/host 'Admin'" in body and "5173/f0" not in body
-            assert shop.execs() == [] and admin.execs() == []
-    run(go())
+async def test_several_tabs_need_a_page_id_and_the_error_lists_them_with_titles(tmp_path: Path):
+    async with bridge(tmp_path) as b:
+        shop = b.connect_page(title="Shop", frames=frames(1))
+        admin = b.connect_page(title="Admin", url="http://localhost:5174/", port=5174)
+        body = await b.error("page_snapshot")
+        assert body.startswith("[ambiguous_page] 2 tabs are live, so pageId is needed")
+        assert "5173/host 'Shop'" in body and "5174/host 'Admin'" in body and "5173/f0" not in body
+        assert shop.execs() == [] and admin.execs() == []
 
 
-def test_a_frame_ref_from_a_snapshot_with_frames_goes_to_that_frame(tmp_path: Path):
-    async def go():
-        async with bridge(tmp_path) as b:
-            conn = b.connect_page(frames=frames(1))
-            out = await b.ok("page_act", {"action": "click", "ref": "f0:e3@ab"})
-            (frame,) = conn.execs("act")
-            assert frame["frameId"] == "f0" and frame["params"]["ref"] == "e3@ab" and out["pageId"] == "5173/f0"
-    run(go())
+async def test_a_frame_ref_from_a_snapshot_with_frames_goes_to_that_frame(tmp_path: Path):
+    async with bridge(tmp_path) as b:
+        conn = b.connect_page(frames=frames(1))
+        out = await b.ok("page_act", {"action": "click", "ref": "f0:e3@ab"})
+        (frame,) = conn.execs("act")
+        assert frame["frameId"] == "f0" and frame["params"]["ref"] == "e3@ab" and out["pageId"] == "5173/f0"
 
 
-def test_user_notify_from_a_frame_shows_in_its_tab(tmp_path: Path):
-    async def go():
-        async with bridge(tmp_path) as b:
-            conn = b.connect_page(frames=frames(1))
-            out = await b.ok("user_notify", {"message": "done", "pageId": "5173/f0"})
-            assert out == {"pageId": "5173/host", "shown": True}
-            assert conn.execs("notify")[0]["frameId"] == "host"
-    run(go())
+async def test_user_notify_from_a_frame_shows_in_its_tab(tmp_path: Path):
+    async with bridge(tmp_path) as b:
+        conn = b.connect_page(frames=frames(1))
+        out = await b.ok("user_notify", {"message": "done", "pageId": "5173/f0"})
+        assert out == {"pageId": "5173/host", "shown": True}
+        assert conn.execs("notify")[0]["frameId"] == "host"
 
 
-def test_page_exec_resolves_its_page_once(tmp_path: Path):
-    async def go():
-        async with bridge(tmp_path) as b:
-            b.connect_page()
-            calls: list[object] = []
-            real = b.d.resolve
-            b.d.resolve = lambda page_id, *a, **k: calls.append(page_id) or real(page_id, *a, **k)  # type: ignore[method-assign]
-            await b.ok("page_exec", {"code": "1+1"})
-            assert calls == [None]
-    run(go())
+async def test_page_exec_resolves_its_page_once(tmp_path: Path):
+    async with bridge(tmp_path) as b:
+        b.connect_page()
+        calls: list[object] = []
+        real = b.d.resolve
+        b.d.resolve = lambda page_id, *a, **k: calls.append(page_id) or real(page_id, *a, **k)  # type: ignore[method-assign]
+        await b.ok("page_exec", {"code": "1+1"})
+        assert calls == [None]
