@@ -207,6 +207,8 @@ class AskParams(Params):
     text: Text | None = None
     choices: Annotated[list[Annotated[str, Field(max_length=1000)]], Field(max_length=50)] | None = None
     detail: Text | None = None
+    #: A choice card also offers a note field; its answer is then {choice, note} (a run's takeover).
+    note: bool | None = None
     dismiss: Annotated[str, Field(max_length=100)] | None = None
 
 

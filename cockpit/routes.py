@@ -30,7 +30,7 @@ from bridge.command import invocation
 from bridge.desktop import served, why_unavailable
 from bridge.dispatch import Dispatcher
 from bridge.http import HTTPError, error_response, read_body
-from bridge.human.questions import settle_from_cockpit
+from bridge.human.asking import settle_from_cockpit
 from bridge.questions import Question
 from bridge.registry import split_page_id
 
@@ -250,8 +250,7 @@ async def events(request: Request) -> Response:
         return refused
     d: Dispatcher = request.app.state.dispatcher
     audit = d.audit
-    queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue(maxsize=2000)
-    audit.listeners.append(queue)
+    queue = audit.listen()
     after = _after(request.headers.get("last-event-id"), audit.run)
 
     def audit_event(rec: dict[str, Any]) -> dict[str, str]:
@@ -283,8 +282,7 @@ async def events(request: Request) -> Response:
                     shown = state
                     yield {"event": "state", "data": state}
         finally:
-            if queue in audit.listeners:
-                audit.listeners.remove(queue)
+            audit.unlisten(queue)
 
     return EventSourceResponse(stream(), ping=15, headers=HEADERS)
 

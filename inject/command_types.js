@@ -50,7 +50,7 @@
  * @typedef {{ref: string, element: string, file?: string | null, line?: number | null, column?: number | null, via: string, components: Array<string>, note?: string | null, generated?: Record<string, any> | null}} SourceResult
  * @typedef {{refs?: Array<string> | null, selector?: string | null, label?: string | null, durationMs: number, clear: boolean}} HighlightParams
  * @typedef {{highlighted?: Array<string> | null, cleared?: number | null}} HighlightResult
- * @typedef {{questionId?: string | null, kind?: 'confirm' | 'choice' | 'text' | 'pick' | 'consent' | null, text?: string | null, choices?: Array<string> | null, detail?: string | null, dismiss?: string | null}} AskParams
+ * @typedef {{questionId?: string | null, kind?: 'confirm' | 'choice' | 'text' | 'pick' | 'consent' | null, text?: string | null, choices?: Array<string> | null, detail?: string | null, note?: boolean | null, dismiss?: string | null}} AskParams
  * @typedef {{shown?: string | null, dismissed?: string | null}} AskResult
  * @typedef {{message: string, level: 'info' | 'success' | 'warning' | 'error', durationMs: number}} NotifyParams
  * @typedef {{shown: boolean}} NotifyResult

@@ -100,7 +100,7 @@ const COMMANDS = {
           subTree += more.result.tree;
           at = more.result.next;
         }
-        for (const l of subTree.split('\n')) if (l) lines.push(m[1] + '  ' + l.replace(/\[ref=/g, '[ref=' + m[2] + ':'));
+        for (const l of subTree.split('\n')) if (l) lines.push(m[1] + '  ' + l.replace(/\[ref=|page_find ref=/g, (r) => r + m[2] + ':'));
       }
       tree = lines.join('\n');
     }

@@ -52,6 +52,8 @@ class Outcome:
     coerced: list[str] = field(default_factory=list)
     structured: Any = None
     ms: float = 0.0
+    #: Images the tool answered with (mime type, base64 data): kept by the run for the cockpit.
+    images: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def code(self) -> str | None:
@@ -160,12 +162,14 @@ def as_outcome(result: Any) -> Outcome:
     if isinstance(result, BridgeError):
         result = error_result(result)
     if isinstance(result, CallToolResult):
-        parts = []
+        parts, images = [], []
         for c in result.content:
             if isinstance(c, TextContent):
                 parts.append(c.text)
             else:
                 kind = getattr(c, "type", "content")
                 parts.append(f"<{kind} {getattr(c, 'mime_type', '') or ''}>".replace(" >", ">"))
-        return Outcome("\n".join(parts), bool(result.is_error), structured=result.structured_content)
+                if kind == "image" and isinstance(getattr(c, "data", None), str):
+                    images.append((c.mime_type, c.data))
+        return Outcome("\n".join(parts), bool(result.is_error), structured=result.structured_content, images=images)
     return Outcome(json.dumps(result, ensure_ascii=False, default=str), False, structured=result)

@@ -11,7 +11,7 @@ from pydantic import BaseModel
 
 from bridge import errors
 from bridge.dispatch import Dispatcher, Target
-from bridge.human.questions import ask, dismiss
+from bridge.human.asking import ask, dismiss
 from bridge.page_commands import COMMAND_TABLE, parse_params, to_wire
 
 CONSENT_ONCE, CONSENT_ORIGIN, CONSENT_DENY = "Allow once", "Allow on this origin", "Deny"

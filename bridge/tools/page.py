@@ -135,11 +135,13 @@ async def page_find(page: Page, params: m.FindParams) -> dict[str, Any]:
     """Find elements by text, regex, role and/or selector: refs with role, name, context."""
     if not any((params.ref, params.text, params.regex, params.role, params.selector)):
         raise errors.BridgeError("Give at least one of ref, text, regex, role or selector.", code="invalid_argument")
+    if params.ref:
+        page, params = in_frame(page, params)  # a cut line inside a frame names its ref as 'f0:e3'
     found = await page.call("find", params, QUICK)
     return {"pageId": page.page_id, **found}
 
 
-P = TypeVar("P", m.ActParams, m.WaitParams, m.ElementParams, m.ScreenshotParams)
+P = TypeVar("P", m.ActParams, m.WaitParams, m.ElementParams, m.ScreenshotParams, m.FindParams)
 
 
 def in_frame(page: Page, params: P) -> tuple[Page, P]:

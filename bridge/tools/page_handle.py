@@ -74,7 +74,7 @@ class Page:
 
     async def ask(self, kind: Any, text: str, choices: list[str] | None, wait: float) -> tuple[Any, bool]:
         """Show a question in this page's tab and wait (bounded): (question, answered in time)."""
-        from bridge.human.questions import ask
+        from bridge.human.asking import ask
 
         return await ask(self._d, self.target, kind, text, choices, wait=wait)
 
