@@ -46,7 +46,9 @@ for (let i = 0; i < args.reps; i++) {
   const change = args.mutate ? document.body.appendChild(document.createElement('div')) : null;
   if (change) change.hidden = true;
   const t0 = performance.now();
-  out = await window.__dbg.commands.snapshot({ maxChars: args.maxChars });
+  // the command gets checked params with every default filled in (the bridge's parse_params does it on the tool path)
+  out = await window.__dbg.commands.snapshot({ maxChars: args.maxChars, depth: 64, interactiveOnly: false, boxes: false,
+    detailed: false, includeFrames: false, full: false, from: 0 });
   times.push(performance.now() - t0);
   if (change) change.remove();
 }

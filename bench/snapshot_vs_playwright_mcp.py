@@ -73,15 +73,18 @@ INLINE = re.compile(r'(?:^|[\s|:])([a-z]+)(?: "((?:[^"\\]|\\.)*)")?(?: \[(?!ref=
 
 
 def actionable_lines(text: str, ours: bool) -> list[tuple[str, str, bool]]:
-    """(role, name, has a ref) for every actionable line of a snapshot (ours: also controls inline in a row line)."""
+    """(role, name, has a ref) for every actionable line of a snapshot (ours: also controls inline in a row's or a
+    text line's words, where they are read)."""
     out = []
     for line in text.splitlines():
-        if ours and "- row: " in line:
-            for m in INLINE.finditer(line.split("- row: ", 1)[1]):
+        row = "- row: " in line
+        if ours and (row or ": " in line):
+            for m in INLINE.finditer(line.split("- row: " if row else ": ", 1)[1]):
                 if m.group(1) in ACTIONABLE:
                     name = json.loads('"' + m.group(2) + '"') if m.group(2) else ""
                     out.append((m.group(1), " ".join(name.split()).lower(), True))
-            continue
+            if row:
+                continue
         m = re.match(r'\s*- (?:/?)([a-z]+)(?: "((?:[^"\\]|\\.)*)")?(.*)$', line)
         if not m or m.group(1) not in ACTIONABLE:
             continue

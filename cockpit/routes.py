@@ -30,7 +30,7 @@ from bridge.command import invocation
 from bridge.desktop import served, why_unavailable
 from bridge.dispatch import Dispatcher
 from bridge.http import HTTPError, error_response, read_body
-from bridge.human.questions import settle_from_cockpit
+from bridge.human.asking import settle_from_cockpit
 from bridge.questions import Question
 from bridge.registry import split_page_id
 
@@ -131,12 +131,24 @@ def snapshot(d: Dispatcher) -> dict[str, Any]:
                                              *d.shared.remote_questions()]]
     seen = d.audit.agent_seen  # any authenticated MCP request, from the first initialize on
     return {
-        "pages": d.registry.page_rows() + d.shared.remote_rows(),
+        "pages": with_tools(d, d.registry.page_rows()) + d.shared.remote_rows(),
         "questions": sorted(questions, key=lambda q: q["created"]),
         "agent": {"seen": seen is not None, "lastSeen": seen, "toolCalls": d.audit.tool_calls},
         "agents": d.clients.agents.rows(),
         "desktop": desktop_state(d),
     }
+
+
+def with_tools(d: Dispatcher, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each page row with the names of the WebMCP tools its document registered (bridge/webmcp.py), if any."""
+    for row in rows:
+        tab, _, frame = row["pageId"].partition("/")
+        inst = d.registry.instances.get(tab)
+        cat = d.webtools.of(inst) if inst is not None else None
+        names = [t.name for t in cat.tools if t.frame_id == frame] if cat else []
+        if names:
+            row["tools"] = names
+    return rows
 
 
 def desktop_state(d: Dispatcher) -> dict[str, Any]:
@@ -190,7 +202,8 @@ async def page(request: Request) -> Response:
     html = _templates.get_template("cockpit.html").render(
         base=base, version=__version__, state=state, token_mark=TOKEN_MARK,
         configs=client_configs(base + "/mcp", request.app.state.token is not None, settings),
-        auth=request.app.state.token is not None, settings=settings, desktop=served(settings), token_command=invocation(settings, "token"),
+        auth=request.app.state.token is not None, settings=settings, desktop=served(settings),
+        desktop_off=why_unavailable(settings), token_command=invocation(settings, "token"),
         audit_path=None if d.audit.path is None else _tilde(d.audit.path),
         started=request.app.state.started,
     )
@@ -237,8 +250,7 @@ async def events(request: Request) -> Response:
         return refused
     d: Dispatcher = request.app.state.dispatcher
     audit = d.audit
-    queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue(maxsize=2000)
-    audit.listeners.append(queue)
+    queue = audit.listen()
     after = _after(request.headers.get("last-event-id"), audit.run)
 
     def audit_event(rec: dict[str, Any]) -> dict[str, str]:
@@ -270,8 +282,7 @@ async def events(request: Request) -> Response:
                     shown = state
                     yield {"event": "state", "data": state}
         finally:
-            if queue in audit.listeners:
-                audit.listeners.remove(queue)
+            audit.unlisten(queue)
 
     return EventSourceResponse(stream(), ping=15, headers=HEADERS)
 

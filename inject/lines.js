@@ -26,12 +26,36 @@ function inlineBox(el) {
 /** What an inline element is inside a sentence: 'control' (kept in place with its ref), 'text' (its content joins
  * the sentence), or 'block' (walked as its own line). @param {Element} el @param {boolean} lean */
 function inlineKind(el, lean) {
-  if (!inlineBox(el)) return 'block';
   const role = roleOf(el);
   const control = INTERACTIVE.has(role) || role === 'img' || (lean && !role && clickable(el) && !actionsInside(el).length);
-  if (control) return el.querySelector(BLOCK_INSIDE) ? 'block' : 'control';
+  // a control's box is looked at only when words sit beside it (settled in segments): among controls alone (a
+  // toolbar) each gets its own line either way
+  if (control) return el.firstElementChild && el.querySelector(BLOCK_INSIDE) ? 'block' : 'control';
+  if (!inlineBox(el)) return 'block';
   // text-level roles read as text; a span with a role of its own (status, gridcell, …) is a line of its own
   return !role || /^(generic|strong|emphasis|code|mark|subscript|superscript|deletion|insertion|time|term)$/.test(role) ? 'text' : 'block';
+}
+
+/** A run with words in it keeps only the controls laid out inline; one laid out as a block (display: block, a flex
+ * item) breaks the line there. @param {Segment[]} segs @returns {Segment[]} */
+function settleControls(segs) {
+  const out = [];
+  for (const s of segs) {
+    if ('block' in s || !s.parts.some((p) => typeof p === 'string' && p.trim()) || s.parts.every((p) => typeof p === 'string' || inlineBox(p))) {
+      out.push(s);
+      continue;
+    }
+    /** @type {Run} */
+    let run = { parts: [] };
+    for (const p of s.parts) {
+      if (typeof p === 'string' || inlineBox(p)) { run.parts.push(p); continue; }
+      if (run.parts.length) out.push(run);
+      out.push({ block: p });
+      run = { parts: [] };
+    }
+    if (run.parts.length) out.push(run);
+  }
+  return out;
 }
 
 /** el's content in reading order: runs of inline content (text and inline controls), and the block children
@@ -49,7 +73,10 @@ function segments(el, lean) {
       if (k.nodeType === 3) { if (k.nodeValue) add(k.nodeValue); continue; }
       if (k.nodeType !== 1) continue;
       const e = /** @type {Element} */ (k);
-      if (SKIP_TAGS.has(e.tagName) || hidden(e)) continue;
+      if (SKIP_TAGS.has(e.tagName)) continue;
+      // a block is checked when it is walked; an inline element here, since its words join this run
+      if (!INLINE_TAGS.has(e.tagName)) { out.push({ block: e }); run = null; continue; }
+      if (hidden(e)) continue;
       if (e.tagName === 'BR') { add('\n'); continue; }
       const kind = inlineKind(e, lean);
       if (kind === 'text') visit(e);
@@ -58,7 +85,7 @@ function segments(el, lean) {
     }
   };
   visit(el);
-  return inRowOrder(out);
+  return inRowOrder(settleControls(out));
 }
 
 /** Rows in the order they are shown: a virtualised grid reuses its row elements, so the DOM order is not the
@@ -111,9 +138,20 @@ function cutText(s, n, el) {
  * A run as one or more lines of text: whitespace collapsed (kept where the element renders it: code), controls in
  * place as tokens, plain text cut at max characters (a control is never cut; the cut says how to read the rest).
  * @param {Run} run @param {Element} owner @param {number} max @param {boolean} lean
- * @returns {{lines: string[], plain: string, spoken: string, controls: number, els: Element[]}}
+ * @returns {{lines: string[], count: number, plain: string, spoken: string, controls: number, els: Element[]}}
  */
 function runLines(run, owner, max, lean) {
+  if (run.parts.every((p) => typeof p !== 'string' || !p.trim())) { // controls only (a toolbar): no words to lay out
+    const els = /** @type {Element[]} */ (run.parts.filter((p) => typeof p !== 'string'));
+    return { get lines() { return els.length ? [els.map((c) => controlToken(c, lean)).join(' ')] : []; },
+      count: els.length ? 1 : 0, plain: '', spoken: '', controls: els.length, els };
+  }
+  if (run.parts.length === 1 && !/[\n\t\u00AD\u200B-\u200D\u2060\uFEFF]|\S {2}|^ +\S/.test(/** @type {string} */ (run.parts[0]))) {
+    // the common case, one plain string that renders as it reads: no tokens, no spaces to keep
+    const plain = normText(/** @type {string} */ (run.parts[0]));
+    const whole = { plain, spoken: plain, controls: 0, els: [], count: plain ? 1 : 0 };
+    return { get lines() { return plain ? [plain.length > max ? cutText(plain, max, owner) : plain] : []; }, ...whole };
+  }
   /** @type {Element[]} */
   const controls = [];
   let raw = '';
@@ -126,25 +164,32 @@ function runLines(run, owner, max, lean) {
   const rows = pre ? raw.replace(/\t/g, '    ').split('\n').map((l) => l.replace(/\s+$/, '')) : [raw.replace(/\s+/g, ' ').trim()];
   const plain = normText(raw.replace(TOKEN, ' '));
   const spoken = controls.length ? normText(raw.replace(TOKEN, (_, i) => ' ' + rawText(controls[Number(i)]) + ' ')) : plain;
-  const lines = [];
-  for (const row of rows) {
-    if (!row.trim()) continue;
-    let text = row;
-    if (row.replace(TOKEN, '').length > max) { // cut the words, keep every control
-      let budget = max - 1, cut = '';
-      for (const piece of row.split(/(\u0001\d+\u0002)/)) {
-        if (/^\u0001\d+\u0002$/.test(piece)) { cut += piece; continue; }
-        if (budget > 0) cut += piece.slice(0, budget);
-        budget -= piece.length;
+  /** @type {string[]|null} */
+  let lines = null;
+  // the lines (cut, controls written out) only when they are shown: most runs are decided on plain alone
+  const make = () => {
+    const out = [];
+    for (const row of rows) {
+      if (!row.trim()) continue;
+      let text = row;
+      if (row.replace(TOKEN, '').length > max) { // cut the words, keep every control
+        let budget = max - 1, cut = '';
+        for (const piece of row.split(/(\u0001\d+\u0002)/)) {
+          if (/^\u0001\d+\u0002$/.test(piece)) { cut += piece; continue; }
+          if (budget > 0) cut += piece.slice(0, budget);
+          budget -= piece.length;
+        }
+        cut = cut.replace(/\s+$/, '');
+        text = cut + '…' + cutNote(owner, row.replace(TOKEN, '').length - cut.replace(TOKEN, '').length);
       }
-      cut = cut.replace(/\s+$/, '');
-      text = cut + '…' + cutNote(owner, row.replace(TOKEN, '').length - cut.replace(TOKEN, '').length);
+      // a control reads as its own word: a space on each side where the text has none
+      out.push(controls.length ? text.replace(TOKEN, (m, i, at, whole) => (at > 0 && !/\s/.test(whole[at - 1]) ? ' ' : '') +
+        controlToken(controls[Number(i)], lean) + (at + m.length < whole.length && !/\s/.test(whole[at + m.length]) ? ' ' : '')) : text);
     }
-    // a control reads as its own word: a space on each side where the text has none
-    lines.push(text.replace(TOKEN, (m, i, at, whole) => (at > 0 && !/\s/.test(whole[at - 1]) ? ' ' : '') +
-      controlToken(controls[Number(i)], lean) + (at + m.length < whole.length && !/\s/.test(whole[at + m.length]) ? ' ' : '')));
-  }
-  return { lines, plain, spoken, controls: controls.length, els: controls };
+    return out;
+  };
+  const count = rows.filter((r) => r.trim()).length;
+  return { get lines() { return lines || (lines = make()); }, count, plain, spoken, controls: controls.length, els: controls };
 }
 
 /** All of el's content as one run (blocks become spaces; a control among them is kept in place): a table cell's
@@ -155,6 +200,7 @@ function flatRun(el, lean) {
   const visit = (/** @type {Element} */ e) => {
     for (const s of segments(e, lean)) {
       if (!('block' in s)) { run.parts.push(...s.parts); continue; }
+      if (hidden(s.block)) continue;
       run.parts.push(' ');
       if (s.block.matches(ACTION_SELECTOR) && !actionsInside(s.block).length) run.parts.push(s.block);
       else visit(s.block);

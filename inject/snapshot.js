@@ -38,6 +38,11 @@ function emptyControl(el) {
   return deepElements(el).every(empty);
 }
 
+/** A line's text without its cut (the words shown, to compare with a name). @param {string} text */
+function uncut(text) {
+  return text.replace(/…(\(\+[\d,]+ chars: page_find ref=e\d+\))?$/, '');
+}
+
 /** Something a person types into, whatever its size: a code editor's 0-px textarea or EditContext host is the one
  * element to click to type into it. @param {Element} el */
 function editable(el) {
@@ -131,7 +136,7 @@ function snapshotWalk(root, opt) {
     let text = '';
     if (segs && segs.length === 1 && !('block' in segs[0])) {
       const r = runLines(segs[0], el, max, lean);
-      if (r.lines.length === 1 && r.plain && !(r.controls && onlyNamesControls(r))) {
+      if (r.count === 1 && r.plain && !(r.controls && onlyNamesControls(r))) {
         own = segs[0];
         text = r.lines[0];
         // a name that only repeats the words around the controls: the line says it, refs in place
@@ -149,7 +154,7 @@ function snapshotWalk(root, opt) {
     const actionable = INTERACTIVE.has(role) || role === 'label' || role === 'iframe' ||
       (lean && !role && clickable(el) && !actionsInside(el).length);
     // a clickable element without a role (a div with tabindex or a click cursor) reads as its whole text
-    if (lean && actionable && !role) text = cutText(elementText(el), LEAN_NAME, el);
+    if (lean && actionable && !role) text = clip(elementText(el), LEAN_NAME); // its ref is on the line: page_find reads it whole
     if (lean && actionable && !editable(el) && emptyControl(el)) return;
     let show = opt.interactive ? INTERACTIVE.has(role) : !forControl && (!!role || !!text);
     if (lean && show && level <= opt.depth) {
@@ -182,7 +187,7 @@ function snapshotWalk(root, opt) {
         const r = el.getBoundingClientRect();
         line += ' [box=' + [r.x, r.y, r.width, r.height].map(Math.round).join(',') + ']';
       }
-      if ((role || actionable) && text && name !== text && !opt.interactive && !(lean && name.includes(text.replace(/…$/, '')))) line += ': ' + text;
+      if ((role || actionable) && text && name !== text && !opt.interactive && !name.includes(uncut(text))) line += ': ' + text;
       if (lean && actionable && name && lastText && lastText.level === level && lastText.said === name.toLowerCase()) unsayText();
       emit(line);
       if (lean && !role && !actionable) lastText = { said: text.toLowerCase(), level, kept: !truncated };

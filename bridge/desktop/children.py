@@ -87,6 +87,29 @@ def _gone(pid: int) -> bool:
     return not os.path.exists(f"/proc/{pid}")
 
 
+def reap_orphans(known: Iterable[int]) -> list[int]:
+    """Reap the zombies among our direct children that are not `known` (processes we spawned and wait for): orphans
+    a subreaper inherits (Chromium's crashpad handlers, after a browser quits) that would otherwise stay zombies as
+    long as the bridge runs, and pass to whoever reaps for us after it."""
+    keep, me, reaped = set(known), os.getpid(), []
+    for name in os.listdir("/proc") if os.path.isdir("/proc") else []:
+        if not name.isdigit() or int(name) in keep:
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                data = f.read()
+        except OSError:
+            continue
+        state, ppid = data[data.rindex(b")") + 2:].split()[:2]
+        if state == b"Z" and int(ppid) == me:
+            try:
+                os.waitpid(int(name), os.WNOHANG)
+                reaped.append(int(name))
+            except ChildProcessError:
+                pass
+    return reaped
+
+
 def marked(marker: str) -> list[int]:
     """Processes whose environment holds `marker` (e.g. DBG_DESKTOP_SESSION=ab12): what a session started, even
     what D-Bus activated or an app daemonized away from its parent."""

@@ -295,7 +295,13 @@ class X11Backend:
         return path
 
     def apps(self) -> list[dict[str, Any]]:
-        return self._apps_or_fail().rows()
+        rows = self._apps_or_fail().rows()
+        from bridge.desktop.children import reap_orphans
+
+        session = [p.pid for p in self.session.procs.values()] if self.session is not None else []
+        helper = getattr(getattr(self._a11y, "proc", None), "pid", None)
+        reap_orphans([*session, *(r["pid"] for r in rows), *([helper] if helper else [])])
+        return rows
 
     def app_log(self, pid: int) -> str:
         app = self._apps_or_fail().get(pid)

@@ -57,13 +57,16 @@ class Input:
         self.min_code = d.display.info.min_keycode
         self.max_code = d.display.info.max_keycode
         self._spare: list[int] = []
+        self._ours: set[int] = set()  # spare keycodes this connection mapped (still spare after a reload)
         self._next_spare = 0
         self._load_keymap()
 
     def _load_keymap(self) -> None:
+        """Read the server's keymap now: the human (or setxkbmap) may have changed the layout since the last call."""
         count = self.max_code - self.min_code + 1
         self.keymap = self.d.get_keyboard_mapping(self.min_code, count)
-        self._spare = [self.min_code + i for i, syms in enumerate(self.keymap) if not any(syms)]
+        self._spare = [self.min_code + i for i, syms in enumerate(self.keymap)
+                       if not any(syms) or self.min_code + i in self._ours]
         self._where: dict[int, tuple[int, int]] = {}
         for i, syms in enumerate(self.keymap):
             for level, sym in enumerate(syms[:2]):
@@ -132,11 +135,13 @@ class Input:
         width = len(self.keymap[0]) if self.keymap else 2
         self.d.change_keyboard_mapping(code, [(sym, sym) + (0,) * max(0, width - 2)])
         self.d.sync()
+        self._ours.add(code)
         self._where[sym] = (code, 0)
         return code, 0
 
     def chord(self, names: list[str]) -> None:
         """Press the keys in order, release them in reverse: ['ctrl', 'shift', 't']."""
+        self._load_keymap()
         codes: list[int] = []
         for name in names:
             code, level = self._code(keysym_for_name(name))
@@ -153,6 +158,7 @@ class Input:
 
     def type_text(self, text: str, chunk_delay: float = 0.0) -> None:
         """Type text as key events; each character is a press and release (with Shift where the keymap needs it)."""
+        self._load_keymap()
         shift = self._code(XK.string_to_keysym("Shift_L"))[0]
         for n, ch in enumerate(text):
             code, level = self._code(keysym_for_char(ch))

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import shutil
 import sys
+import tempfile
 
 import pytest
 
@@ -14,14 +16,17 @@ from bridge.settings import Settings
 from tests.desktop.conftest import GTK_APP, Desk
 from tests.support import wait_until
 
-LOADS_HERE = ["x11"]  # the backends this machine (Linux, Xvfb) can run
+LOADS_HERE = ["x11", "wayland"]  # the backends this machine (Linux: Xvfb, headless sway) can run
 REFUSE = ["macos", "windows"]
 
 
 def test_the_table_names_every_backend_and_auto_picks_by_platform():
-    assert set(BACKENDS) == {"auto", "x11", "macos", "windows"}
-    assert auto_backend("linux") == "x11" and auto_backend("darwin") == "macos" and auto_backend("win32") == "windows"
-    assert load_backend("auto") is load_backend("x11")
+    assert set(BACKENDS) == {"auto", "x11", "wayland", "macos", "windows"}
+    assert auto_backend("linux", {}) == "x11" and auto_backend("darwin") == "macos" and auto_backend("win32") == "windows"
+    sway = {"WAYLAND_DISPLAY": "wayland-1", "SWAYSOCK": "/run/user/1000/sway-ipc.1000.1.sock"}
+    assert auto_backend("linux", sway) == "wayland"
+    assert auto_backend("linux", {"WAYLAND_DISPLAY": "wayland-0"}) == "x11"  # GNOME/KDE: no sway IPC (XWayland)
+    assert load_backend("x11") is not load_backend("wayland")
     with pytest.raises(DesktopError) as info:
         load_backend("beos")
     assert info.value.code == "bad_arguments"
@@ -29,10 +34,19 @@ def test_the_table_names_every_backend_and_auto_picks_by_platform():
 
 
 @pytest.mark.parametrize("name", LOADS_HERE)
-def test_backend_contract(name):
+def test_backend_contract(name, request):
     """Start a private desktop on the backend, then: windows, launch, accessibility, input, screenshot, stop."""
     backend = load_backend(name)(Settings(desktop_size="800x600"))
     assert isinstance(backend, DesktopBackend)
+    app, allow = [*GTK_APP, "--title", "Contract"], [sys.executable]
+    if name == "wayland" and os.geteuid() == 0:
+        # a root bridge runs the Wayland desktop's apps as desktop_user: Debian's python3 and a copy it can read
+        folder = tempfile.mkdtemp(prefix="dbg-contract-")  # pytest's own tmp dirs are root's alone
+        request.addfinalizer(lambda: shutil.rmtree(folder, ignore_errors=True))
+        os.chmod(folder, 0o755)
+        copy = os.path.join(folder, "gtk_app.py")
+        shutil.copyfile(GTK_APP[1], copy)
+        app, allow = ["/usr/bin/python3", copy, "--title", "Contract"], ["/usr/bin/python3"]
     backend.start()
     marker = None
     try:
@@ -43,8 +57,8 @@ def test_backend_contract(name):
         assert backend.windows() == [] and backend.apps() == []
         area = backend.work_area()
         assert area["width"] <= 800 and area["height"] <= 600
-        row = backend.launch([*GTK_APP, "--title", "Contract"], [sys.executable], None)
-        assert row["running"] and row["argv"][0] == sys.executable
+        row = backend.launch(app, allow, None)
+        assert row["running"] and row["argv"][0] == app[0]
         win = wait_until(lambda: next((w for w in backend.windows() if w["pid"] == row["pid"]), None), 10,
                          what="the app's window")
         assert win["title"] == "Contract" and {"id", "bounds", "frame", "active", "state", "z"} <= set(win)

@@ -135,8 +135,19 @@ def test_stopping_the_bridge_stops_its_desktop(desktop_bridge, client):
     assert len(family) >= 5  # Xvfb, dbus-daemon, openbox, the app, the AT-SPI helper…
     client.close()
     desktop_bridge.stop()
-    wait_until(lambda: not [p for p in family if os.path.exists(f"/proc/{p}")], 10,
-               what="the bridge's desktop processes to exit")
+    def left() -> list[str]:
+        out = []
+        for pid in family:
+            try:
+                out.append(f"{pid} {open(f'/proc/{pid}/cmdline', 'rb').read()[:60]!r}")
+            except OSError:
+                pass
+        return out
+
+    try:
+        wait_until(lambda: not left(), 10, what="the bridge's desktop processes to exit")
+    except AssertionError:
+        raise AssertionError(f"still running 10 s after the bridge stopped: {left()}") from None
 
 
 def test_a_bridge_with_the_family_off_offers_no_desktop_tool():

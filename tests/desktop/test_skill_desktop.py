@@ -3,7 +3,6 @@ that replays through the desktop tools, without a model; the result is read back
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 
@@ -14,7 +13,7 @@ from bridge.agent.skill_trace import Trace, read
 from bridge.agent.skills import Skills, Until, parse
 from tests.desktop.test_real_apps import display, launch  # noqa: F401 - fixture
 from tests.desktop.test_recording import Human, center, element
-from tests.support import wait_until
+from tests.support import run_async, wait_until
 
 KEYS = ("AC", "1", "2", "*", "3", "=")
 
@@ -33,7 +32,7 @@ def test_a_calculator_recording_becomes_a_skill_that_replays_to_the_same_result(
     assert [(s.tool, s.arguments) for s in skill.steps] == [
         ("desktop_click", {"target": {"role": "toggle button", "name": k}, "window": win["title"]}) for k in KEYS]
     # the same file format as a page skill: it survives the store and a parse
-    saved = asyncio.run(Skills(DiskStore(tmp_path)).save(skill))
+    saved = run_async(Skills(DiskStore(tmp_path)).save(skill))
     assert parse(json.loads((tmp_path / "skills" / "multiply.json").read_text())) == saved
 
     human.click(center(element(desk, win["id"], "toggle button", "7")))  # the display shows something else now
@@ -43,7 +42,7 @@ def test_a_calculator_recording_becomes_a_skill_that_replays_to_the_same_result(
     async def call(tool, args):
         return await call_desktop_tool(desk.service, tool, args)
 
-    done = asyncio.run(replay(skill, {}, trace, None, call))
+    done = run_async(replay(skill, {}, trace, None, call))
     trace.close()
     assert done["state"] == "done" and done["until"] == "window 'galculator' open"
     wait_until(lambda: display(desk, win).strip() == "36", 5, what="the replayed 12*3 = 36 on the display")

@@ -27,6 +27,7 @@ def launched(desk) -> Iterator[Any]:
     def start(argv: list[str]) -> dict[str, Any]:
         got = desk("desktop_launch_app", argv=argv, timeout=30)
         pids.append(got["app"]["pid"])
+        desk.wait_accessible(got["app"]["pid"])
         return got["windows"][0]
 
     yield start
@@ -39,7 +40,7 @@ def launched(desk) -> Iterator[Any]:
 
 def typed(desk, window: dict[str, Any], target: Selector, value: str, **args: Any) -> dict[str, Any]:
     out = desk("desktop_type_text", value=value, target=target, window=window["id"], **args)
-    assert out["verified"] is True, out
+    assert out["verified"] is True and out["input"] == "keyboard" and "retried" not in out, out  # the keys arrived
     return out
 
 
@@ -83,7 +84,7 @@ def test_qt6_dialog_line_edit_takes_every_string(desk, launched, monkeypatch):
     dialog = desk("desktop_wait_for_element", target=field, pid=win["pid"], timeout=5)["matches"][0]
     for value in LINE:
         out = desk("desktop_type_text", value=value, ref=dialog["ref"], replace=True)
-        assert out["verified"] is True and out["value"] == value, out
+        assert out["verified"] is True and out["value"] == value and "retried" not in out, out
     desk("desktop_press_key", key="Escape", ref=dialog["ref"])
 
 
@@ -94,3 +95,20 @@ def test_a_field_that_keeps_less_than_was_sent_is_not_typed_with_what_it_holds(d
     assert err.code == "not_typed", err
     text = str(err)
     assert "'abcdefgh'" in text and "holds 'abcde'" in text and "keyboard:" in text and "action:" in text, text
+
+
+def test_typing_follows_a_keymap_changed_under_it(desk, launched):
+    """The human switches to a German layout (y and z swapped, @ on AltGr+q): every character still arrives."""
+    import subprocess
+
+    win = launched([*GTK_APP, "--title", "Typing German"])
+    env = desk.service.backend.session.env
+    entry = Selector(role="textbox", name="Your name")
+    assert typed(desk, win, entry, "before", replace=True)["value"] == "before"  # the bridge read the US map
+    subprocess.run(["setxkbmap", "-layout", "de"], env=env, check=True, timeout=10)
+    try:
+        for value in ("yz@ü{}", "Zürich & Quay 42 #~"):
+            out = typed(desk, win, entry, value, replace=True)
+            assert out["value"] == value and out["input"] == "keyboard" and "retried" not in out, out
+    finally:
+        subprocess.run(["setxkbmap", "-layout", "us"], env=env, check=True, timeout=10)

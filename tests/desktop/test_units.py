@@ -296,3 +296,16 @@ def test_the_desktop_passes_to_the_human_at_their_input_and_back_after_the_idle_
     never.human_input("key")
     now[0] += 10_000
     assert never.current() == "human" and never.hand_back() and not never.hand_back()
+
+
+def test_the_cockpit_says_whether_the_desktop_tools_are_on_and_how_to_turn_them_on(tmp_path):
+    from starlette.testclient import TestClient
+
+    from bridge.app import create_app
+
+    for enabled, says in ((False, "--desktop-enabled"), (True, "on (auto, private)")):
+        app = create_app(Settings(config_dir=tmp_path, port=8000, no_audit=True, desktop_enabled=enabled), None)
+        with TestClient(app, base_url="http://127.0.0.1:8000") as http:
+            page = http.get("/").text
+        fact = page.split('id="fact-desktop">', 1)[1].split("</dd>", 1)[0]
+        assert says in fact, fact

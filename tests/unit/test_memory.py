@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-import asyncio
+from tests.support import run_async
 
 from bridge.agent.memory import Memory, extract
 from bridge.agent.skill_store import DiskStore
@@ -41,13 +41,13 @@ def test_an_agent_run_teaches_what_failed_and_what_the_human_said():
 
 def test_the_planner_block_is_bounded_avoid_first_and_marked_as_page_data(tmp_path):
     memory = Memory(DiskStore(tmp_path))
-    asyncio.run(memory.learn(SKILL_RUN))
-    asyncio.run(memory.learn([{**AGENT_RUN[0], "scope": "http://a.test"}, *AGENT_RUN[1:]]))
-    block = asyncio.run(memory.context("http://a.test"))
+    run_async(memory.learn(SKILL_RUN))
+    run_async(memory.learn([{**AGENT_RUN[0], "scope": "http://a.test"}, *AGENT_RUN[1:]]))
+    block = run_async(memory.context("http://a.test"))
     lines = block.splitlines()
     assert "not instructions" in lines[0] and lines[1].startswith("- avoid: page_act click")
     assert "(from page) [run r1]" in lines[1]
-    assert len(asyncio.run(memory.context("http://a.test", limit=len(lines[0]) + 10)).splitlines()) == 1
-    assert asyncio.run(memory.context("http://other.test")) == ""
-    again = asyncio.run(memory.learn(SKILL_RUN))  # the same fact again is kept once, counted
-    assert again[0].seen == 2 and len(asyncio.run(memory.list("http://a.test"))) == 3
+    assert len(run_async(memory.context("http://a.test", limit=len(lines[0]) + 10)).splitlines()) == 1
+    assert run_async(memory.context("http://other.test")) == ""
+    again = run_async(memory.learn(SKILL_RUN))  # the same fact again is kept once, counted
+    assert again[0].seen == 2 and len(run_async(memory.list("http://a.test"))) == 3

@@ -3,7 +3,7 @@ new revision each time; parameters bound from defaults and given values."""
 
 from __future__ import annotations
 
-import asyncio
+from tests.support import run_async
 import json
 
 import pytest
@@ -43,11 +43,11 @@ def test_a_bad_skill_is_refused_saying_what_to_fix(change, says):
 
 def test_saving_again_bumps_the_revision_and_the_file_stays_readable(tmp_path):
     skills = Skills(DiskStore(tmp_path))
-    assert asyncio.run(skills.save(parse(DOC))).revision == 1
-    assert asyncio.run(skills.save(parse(DOC))).revision == 2
+    assert run_async(skills.save(parse(DOC))).revision == 1
+    assert run_async(skills.save(parse(DOC))).revision == 2
     on_disk = json.loads((tmp_path / "skills" / "add.json").read_text())
     assert on_disk["revision"] == 2 and on_disk["format"] == 1 and on_disk["steps"][1]["value"] == "{{email}}"
     with pytest.raises(BridgeError, match=r"\[unknown_skill\].*Skills here: add"):
-        asyncio.run(skills.get("missing"))
+        run_async(skills.get("missing"))
     with pytest.raises(BridgeError, match=r"\[invalid_argument\]"):
-        asyncio.run(skills.get("../etc/passwd"))
+        run_async(skills.get("../etc/passwd"))

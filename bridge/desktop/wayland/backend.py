@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
+import os
 import shutil
 import struct
 import subprocess
@@ -19,7 +20,7 @@ from bridge.desktop.backend import Shot
 from bridge.desktop.errors import DesktopError
 from bridge.desktop.keys import KEY_ALIASES, MODIFIERS
 from bridge.desktop.wayland import session as sessions
-from bridge.desktop.wayland.ipc import Ipc
+from bridge.desktop.wayland.ipc import GET_SEATS, Ipc
 
 BUTTONS = {"left": "button1", "middle": "button2", "right": "button3"}
 #: desktop key names -> wtype's modifier names
@@ -86,7 +87,10 @@ class WaylandBackend:
             from bridge.desktop.wayland.devices import VirtualDevices
 
             env = self.session.env
-            if self.session.private:  # a real session's seat has devices of its own
+            seats = self.ipc.call(GET_SEATS)
+            if self.session.private or not all(s.get("capabilities", 0) & 3 == 3 for s in seats):
+                # a seat without a pointer and a keyboard (a headless compositor) gets virtual ones; a real
+                # session's seat has devices of its own
                 self.devices = VirtualDevices(env.get("XDG_RUNTIME_DIR", ""), env["WAYLAND_DISPLAY"], (w, h))
         except BaseException:
             self.stop()
@@ -139,7 +143,8 @@ class WaylandBackend:
                 "monitors": [{"name": o["name"], **o["rect"]} for o in self._ipc().outputs() if o.get("active")],
                 "windowManager": f"sway {version.get('human_readable', '')}".strip(),
                 "accessibility": importlib.util.find_spec("gi") is not None, "ocr": ocr.available(),
-                "input": "sway seat + wtype"}
+                "input": "sway seat + wtype",
+                "humanInput": "not watched: a Wayland client sees no other client's input (X11 only)"}
 
     # ---- windows -----------------------------------------------------------------------------
 
@@ -377,15 +382,19 @@ class WaylandBackend:
     def temp_dir(self, prefix: str) -> str:
         path = tempfile.mkdtemp(prefix=prefix, dir=str(self.session.tmp) if self.session.tmp else None)
         if self.user:
-            import os
-
             os.chown(path, *self.user)
         if not self.session.tmp:
             self._temp.append(path)
         return path
 
     def apps(self) -> list[dict[str, Any]]:
-        return self._apps_or_fail().rows()
+        rows = self._apps_or_fail().rows()
+        from bridge.desktop.children import reap_orphans
+
+        session = [p.pid for p in self.session.procs.values()] if self.session is not None else []
+        helper = getattr(getattr(self._a11y, "proc", None), "pid", None)
+        reap_orphans([*session, *(r["pid"] for r in rows), *([helper] if helper else [])])
+        return rows
 
     def app_log(self, pid: int) -> str:
         app = self._apps_or_fail().get(pid)

@@ -13,6 +13,7 @@ import os
 import pwd
 import secrets
 import shutil
+import socket
 import tempfile
 import time
 from pathlib import Path
@@ -142,6 +143,16 @@ def start_private(size: tuple[int, int], user: str, timeout: float = 15.0) -> tu
 
         _wait(sockets, session.procs["sway"], timeout, "sway", tmp / "sway.log")
         wayland, swaysock = sockets()  # type: ignore[misc]
+
+        def answers() -> bool:  # the socket file exists a moment before sway listens on it
+            with socket.socket(socket.AF_UNIX) as probe:
+                try:
+                    probe.connect(swaysock)
+                except OSError:
+                    return False
+            return True
+
+        _wait(answers, session.procs["sway"], timeout, "sway's IPC", tmp / "sway.log")
         env.update(APP_ENV, WAYLAND_DISPLAY=wayland, SWAYSOCK=swaysock)
         session.display, session.env = wayland, env
         return session, ids
