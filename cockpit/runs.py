@@ -42,6 +42,22 @@ async def events(request: Request) -> Response:
     return JSONResponse({"events": traces.read(path)}, headers=HEADERS)
 
 
+async def image(request: Request) -> Response:
+    """A screenshot a live run's step took (the newest few are kept)."""
+    import base64
+
+    refused = _refused(request)
+    if refused is not None:
+        return refused
+    run = request.app.state.agent.runs.get(request.path_params["id"])
+    step = request.path_params["step"]
+    kept = run.images.get(int(step)) if run is not None and step.isdigit() else None
+    if kept is None:
+        return error_response(404, "no_image", "No screenshot kept for that step (a run keeps its newest "
+                                               "20 while it is in memory).", headers=HEADERS)
+    return Response(base64.b64decode(kept[1]), media_type=kept[0], headers=HEADERS)
+
+
 async def start(d: Dispatcher, data: dict[str, Any], request: Request) -> dict[str, Any]:
     run = api.start(request.app.state.agent, {k: v for k, v in data.items() if k in ("task", "dryrun", "model")})
     d.audit.human("run", None, action="start", run=run.id, task=run.request.task)
@@ -64,6 +80,7 @@ async def resume(d: Dispatcher, data: dict[str, Any], request: Request) -> dict[
 routes = [
     Route("/cockpit/runs", listing, methods=["GET"]),
     Route("/cockpit/runs/{id}/events", events, methods=["GET"]),
+    Route("/cockpit/runs/{id}/image/{step}", image, methods=["GET"]),
     Route("/cockpit/runs/start", _action(start), methods=["POST"]),
     Route("/cockpit/runs/cancel", _action(cancel), methods=["POST"]),
     Route("/cockpit/runs/resume", _action(resume), methods=["POST"]),

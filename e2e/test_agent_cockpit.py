@@ -1,11 +1,28 @@
-"""The cockpit's Runs tab in Chromium: a quick run started from the box, its plan and steps live, the takeover
-answered there with a note, cancel, and the history with each run's trace."""
+"""The cockpit's Runs tab in Chromium: a quick run started from the box, its plan and steps live (an image a step
+answered shown with it), the takeover answered there with a note, cancel, and the history with each run's trace."""
 
 from __future__ import annotations
 
-from e2e.agent_fixtures import agent_bridge, api, app_page, model, site  # noqa: F401 - fixtures
+from collections.abc import Iterator
+
+import pytest
+
+from e2e.agent_fixtures import api, app_page, model, site  # noqa: F401 - fixtures
 from e2e.runs_api import done, of
 from e2e.scripted_model import Req, call
+from e2e.test_agent_mcp_servers import EVERYTHING, NODE
+from tests.support import BridgeProcess
+
+
+@pytest.fixture(scope="module")
+def agent_bridge(tmp_path_factory, model) -> Iterator[BridgeProcess]:
+    """A bridge whose runs also get server-everything's tools (get-tiny-image: a step that answers an image)."""
+    config_dir = tmp_path_factory.mktemp("agent-cockpit")
+    (config_dir / "config.toml").write_text(
+        f'[mcp_servers.everything]\ncommand = "{NODE}"\nargs = ["{EVERYTHING}", "stdio"]\n')
+    proc = BridgeProcess(config_dir, env={"DBG_MODEL_URL": model.url}).start()
+    yield proc
+    proc.stop()
 
 
 def test_the_runs_tab_runs_a_task_shows_its_steps_and_answers_its_takeover(model, agent_bridge, api, app_page,
@@ -18,6 +35,8 @@ def test_the_runs_tab_runs_a_task_shows_its_steps_and_answers_its_takeover(model
                         stop_conditions=[{"kind": "text", "value": "Quince"}])
         if not req.called("page_act"):
             return call("page_act", action="click", selector="#more")
+        if not req.called("everything__get-tiny-image"):  # a step that answers an image
+            return call("everything__get-tiny-image")
         if not req.called("pause_for_human"):
             return call("pause_for_human", reason="check the new item")
         return call("finish", summary=req.last["content"])
@@ -35,6 +54,8 @@ def test_the_runs_tab_runs_a_task_shows_its_steps_and_answers_its_takeover(model
     step = cockpit.locator("#run-steps tr[data-tool=page_act]")
     assert step.locator("td").nth(0).inner_text() == "1" and "#more" in step.locator("td.args").inner_text()
     assert "error" not in step.locator("td.result").inner_text()
+    shot = cockpit.locator("#run-steps tr[data-tool='everything__get-tiny-image'] img.shot")
+    cockpit.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=shot.element_handle(), timeout=10000)
     # the same takeover is in the page, as a card; the cockpit answers it with a note
     app_page.locator("dbg-human [data-question]").wait_for(timeout=10000)
     cockpit.locator("#takeover-note").fill("Quince is fine")

@@ -248,7 +248,7 @@ def test_takeover_is_answered_through_the_api_with_a_note_and_the_page_card_goes
     assert api.post(f"/v1/runs/{run_id}/resume", {"action": "resume"}).status_code == 409
 
 
-def test_takeover_is_answered_from_the_page_and_abort_cancels(model, api, app_page):
+def test_takeover_is_answered_from_the_page_with_a_note_and_abort_cancels(model, api, app_page):
     def policy(req: Req):
         if not req.called("plan"):
             return planner(["hand over"])
@@ -257,11 +257,13 @@ def test_takeover_is_answered_from_the_page_and_abort_cancels(model, api, app_pa
     model.policies["abort"] = policy
     run_id = api.start("Solve it", model="abort")
     api.events(run_id, until="human")
-    app_page.locator("dbg-human [data-question] button[data-answer=Abort]").click(timeout=10000)
+    card = app_page.locator("dbg-human [data-question]")
+    card.locator("input[data-note]").fill("solved it by hand", timeout=10000)
+    card.locator("button[data-answer=Abort]").click()
     events = api.events(run_id)
     answer = [e for e in of(events, "human") if e["event"] == "answer"][0]
-    assert answer["action"] == "abort" and answer["via"] == "page"
-    assert done(events)["state"] == "cancelled"
+    assert (answer["action"], answer["via"], answer["note"]) == ("abort", "page", "solved it by hand")
+    assert done(events)["state"] == "cancelled" and done(events)["summary"].endswith("Note: solved it by hand")
 
 
 def test_runs_api_bad_input_is_a_4xx_in_the_bridge_error_shape(api, agent_bridge):

@@ -117,3 +117,18 @@ def test_a_recorded_skill_is_offered_to_a_run_as_a_tool_and_a_done_run_saves_as_
     # a run that did not end done is refused with the bridge's error shape
     r = api.http.post("/v1/skills/nope/from-run", json={"run": "no-such-run"})
     assert r.status_code == 404 and r.json()["error"]["code"] == "unknown_run"
+
+
+def test_run_save_skill_keeps_a_done_run_as_a_skill_from_the_terminal(model, api, app_page, agent_bridge):
+    model.policies["save-cli"] = lambda req: verdict_or(req, ["Load more"], lambda r: call(
+        "page_act", action="click", selector="#more") if not r.called("page_act") else call("finish", summary="ok"))
+    out = subprocess.run([sys.executable, "-m", "bridge", "run", "Load more orders", "--bridge", agent_bridge.base,
+                          "--model", "save-cli", "--save-skill", "more-from-cli",
+                          "--config-dir", str(agent_bridge.config_dir)],
+                         cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "saved skill 'more-from-cli' (revision 1, 1 steps)" in out.stdout
+    shown = api.http.get("/v1/skills/more-from-cli").json()
+    assert shown["steps"] == [{"action": "click", "target": {"role": "", "name": "", "text": "", "selector": "#more",
+                                                             "tag": ""}, "frame": "host", "after": 0.0}]
+    assert shown["source"].startswith("run:r")

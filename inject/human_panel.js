@@ -48,7 +48,7 @@ const human = {
     return e;
   },
 
-  /** @param {{questionId: string, kind: string, text: string, choices: string[], detail: string, dismiss?: string}} q */
+  /** @param {{questionId: string, kind: string, text: string, choices: string[], detail: string, note?: boolean, dismiss?: string}} q */
   ask(q) {
     if (q.dismiss) { this.remove(q.dismiss); return { dismissed: q.dismiss }; }
     const wrap = this.ensure();
@@ -65,9 +65,11 @@ const human = {
         row.append(b);
       }
     } else if (q.kind === 'choice' || q.kind === 'consent') {
+      const note = q.note && q.kind === 'choice' ? /** @type {HTMLInputElement} */ (this.el('input', { placeholder: 'Add a note (optional)', 'aria-label': 'Note', 'data-note': '' })) : null;
+      if (note) card.append(note);
       q.choices.forEach((c, i) => {
         const b = this.el('button', { class: i === 0 ? 'primary' : '', 'data-answer': c }, c);
-        b.addEventListener('click', () => answer(c));
+        b.addEventListener('click', () => answer(note ? { choice: c, note: note.value, text: c } : c));
         row.append(b);
       });
     } else if (q.kind === 'text') {

@@ -51,6 +51,9 @@ def describe(e: dict[str, Any]) -> str | None:
         return f"  model: {_short(e['text'], 300)}"
     if kind in ("nudge", "budget_warning"):
         return f"  ! {kind}: {_short({k: v for k, v in e.items() if k not in ('seq', 't', 'run', 'type')})}"
+    if kind == "verification":
+        checks = "; ".join(f"{c['kind']} {c['value']!r} {'met' if c['met'] else 'NOT met'}" for c in e["checks"])
+        return f"  stop conditions: {checks or 'none given'}"
     if kind == "verdict":
         return f"  verdict: {'done' if e['done'] else 'not done'} — {_short(e.get('reason', ''))}"
     if kind == "human":

@@ -230,6 +230,9 @@ class Loop:
                  "ms": round(outcome.ms, 1), "text": outcome.text[:EVENT_TEXT]}
         if outcome.coerced:
             event["coerced"] = outcome.coerced
+        if outcome.images:
+            self.run.keep_image(n, *outcome.images[0])
+            event["image"] = outcome.images[0][0]
         self.run.emit("tool_result", **event)
         self.steps_log.append(f"{n}. {call.name} {json.dumps(shown_args, ensure_ascii=False)[:200]} → "
                               f"{'error ' if outcome.is_error else ''}{outcome.text[:300]}")
@@ -300,13 +303,15 @@ class Loop:
         try:
             await asyncio.wait(waits, timeout=self.takeover_wait, return_when=asyncio.FIRST_COMPLETED)
             if card is not None and card.future.done() and not card.future.cancelled():
-                t.answer(CHOICES.get(str(card.answer), "resume"), "", card.via or "page")
+                given = card.answer if isinstance(card.answer, dict) else {"choice": card.answer}
+                note = given.get("note") if isinstance(given.get("note"), str) else ""
+                t.answer(CHOICES.get(str(given.get("choice")), "resume"), note[:4000], card.via or "page")
             if not t.answered:
                 raise End("blocked", f"[takeover_timeout] Nobody answered the takeover ({reason}) within "
                                      f"{self.takeover_wait:g} s.")
         finally:
             if card is not None and card.open:
-                from bridge.human.questions import dismiss
+                from bridge.human.asking import dismiss
 
                 d.spawn(dismiss(d, card))
             run.takeover = None
@@ -327,7 +332,7 @@ class Loop:
             q = d.questions.ask("choice", f"The agent hands over: {t.reason}" + (f" — {t.question}" if t.question
                                                                                   else ""),
                                 target.inst.id, list(CHOICES), "Do what is needed in the page, then choose.")
-            await d.call_page(f"{target.inst.id}/host", "ask", q.frame(), 10)
+            await d.call_page(f"{target.inst.id}/host", "ask", {**q.frame(), "note": True}, 10)
         except BridgeError as exc:
             log.info("takeover card not shown in a page: %s", exc)
             return None
@@ -350,7 +355,8 @@ class Loop:
         if reply.text.strip():
             self.run.emit("message", text=reply.text.strip()[:EVENT_TEXT])
         if keep:
-            msg: dict[str, Any] = {"role": "assistant", "content": reply.text or None}
+            # content is always a string: llama-cpp-python's server (and other strict ones) refuse null
+            msg: dict[str, Any] = {"role": "assistant", "content": reply.text or ""}
             if reply.calls:
                 msg["tool_calls"] = [{"id": c.id, "type": "function", "function": {
                     "name": c.name, "arguments": c.raw or json.dumps(c.arguments)}} for c in reply.calls]

@@ -23,6 +23,8 @@ END_STATES = ("done", "failed", "blocked", "needs_clarification", "cancelled")
 MAX_EVENTS = 5000
 #: Finished runs kept in memory (older ones are read back from their traces).
 KEEP_RUNS = 50
+#: Screenshots one run keeps for the cockpit (the newest).
+KEEP_IMAGES = 20
 
 
 def new_id() -> str:
@@ -46,6 +48,8 @@ class Run:
         self.trace = Trace(self.trace_path)
         self._listeners: set[asyncio.Queue[dict[str, Any]]] = set()
         self.changed = asyncio.Event()
+        #: Screenshots its steps took, for the cockpit: step -> (mime type, base64 data), the newest KEEP_IMAGES.
+        self.images: dict[int, tuple[str, str]] = {}
         #: The open pause_for_human, if any (bridge.agent.takeover.Takeover).
         self.takeover: Any = None
         self.task: asyncio.Task[None] | None = None
@@ -65,6 +69,11 @@ class Run:
         for q in self._listeners:
             q.put_nowait(event)
         return event
+
+    def keep_image(self, step: int, mime: str, data: str) -> None:
+        self.images[step] = (mime, data)
+        while len(self.images) > KEEP_IMAGES:
+            del self.images[min(self.images)]
 
     def set_state(self, state: str, why: str = "") -> None:
         if state == self.state:

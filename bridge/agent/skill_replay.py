@@ -20,6 +20,8 @@ from bridge.tools.page_handle import Page
 STEP_WAIT = 10.0
 MAX_STEP_WAIT = 60.0
 DesktopCall = Callable[[str, dict[str, Any]], Awaitable[Any]]
+#: What a page call answers when the document went away after it was sent (a navigation it caused).
+NAVIGATED = ("page_unloaded", "page_gone")
 #: Dispatcher.audit.tool_call: (tool, arguments, ms, value= | error=).
 Audit = Callable[..., None]
 
@@ -119,8 +121,16 @@ async def run_page_step(page: Page, step: Step, values: dict[str, str], audit: A
         args["value"] = fill_in(step.value, values) or ""
     if step.action == "press":
         args["key"] = step.key or "Enter"
-    return await audited(audit, "page_act", {"pageId": frame.page_id, **{k: v for k, v in args.items() if v is not None}},
-                         page_act(frame, m.ActParams(**args)))
+    try:
+        return await audited(audit, "page_act",
+                             {"pageId": frame.page_id, **{k: v for k, v in args.items() if v is not None}},
+                             page_act(frame, m.ActParams(**args)))
+    except BridgeError as exc:
+        # a click or key that navigates takes its document with it before the answer: the step did its part (the
+        # recording saw the same), and the next step's page call waits for the next document
+        if step.action in ("click", "dblclick", "press") and exc.code in NAVIGATED and exc.dispatched:
+            return {"navigated": True}
+        raise
 
 
 async def audited(audit: Audit | None, tool: str, args: dict[str, Any], call: Awaitable[Any]) -> Any:

@@ -59,6 +59,11 @@ function cockpitRuns({ $, post, el, setText, ago }) {
         setText(cells[3], (e.ok ? '' : 'error: ') + (e.coerced ? '(' + e.coerced.join('; ') + ') ' : '') + short(e.text, 300));
         cells[3].classList.toggle('error', !e.ok);
         setText(cells[4], String(Math.round(e.ms || 0)));
+        if (e.image && current && e.step) {
+          const img = el('img', { class: 'shot', alt: 'screenshot of step ' + e.step,
+            src: '/cockpit/runs/' + encodeURIComponent(current) + '/image/' + e.step });
+          cells[3].append(img);
+        }
       }
     } else if (e.type === 'message') {
       const row = el('tr', { class: 'model-text' });
