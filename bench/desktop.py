@@ -231,6 +231,8 @@ async def backends(n: int) -> list[dict[str, Any]]:
                 for label, argv, tool, args in BACKEND_TASKS:
                     app = await call("desktop_launch_app", {"argv": argv, "timeout": 30}) if argv else None
                     extra = {"window": app["windows"][0]["id"]} if app else {}
+                    if app:  # a loaded machine may register the app's tree after launch's grace
+                        await call("desktop_wait_for_element", {"target": args["target"], **extra, "timeout": 30})
 
                     async def one(_: int, tool: str = tool, args: dict[str, Any] = {**args, **extra}) -> None:
                         ok(await client.call_tool(tool, args))

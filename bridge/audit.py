@@ -64,7 +64,7 @@ class Audit:
         self.secrets: set[str] = set()  # the bearer token, added by the app
         self._secrets_of = secrets_of or frozenset  # the pages' secrets (a set kept by the caller), asked per record
         self._sized: tuple[AbstractSet[str] | None, list[int]] = (None, [])
-        self.listeners: list[asyncio.Queue[dict[str, Any]]] = []
+        self._listeners: list[asyncio.Queue[dict[str, Any]]] = []
         self.recent: deque[dict[str, Any]] = deque(maxlen=RECENT)
         self.run = secrets.token_hex(3)  # tells a cockpit that reconnects whether its last id is from this process
         self.seq = 0
@@ -174,12 +174,22 @@ class Audit:
 
     # ---- writing and fan-out ---------------------------------------------------------------------------------
 
+    def listen(self, maxsize: int = 2000) -> asyncio.Queue[dict[str, Any]]:
+        """A queue that gets every record from now on (a stalled reader misses lines; the file has them all)."""
+        queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue(maxsize=maxsize)
+        self._listeners.append(queue)
+        return queue
+
+    def unlisten(self, queue: asyncio.Queue[dict[str, Any]]) -> None:
+        if queue in self._listeners:
+            self._listeners.remove(queue)
+
     def _record(self, rec: dict[str, Any]) -> dict[str, Any]:
         self.seq += 1
         rec = {"t": round(time.time(), 3), "id": f"{self.run}:{self.seq}",
                **{k: v for k, v in rec.items() if k not in ("t", "id")}}
         self.recent.append(rec)
-        for q in self.listeners:
+        for q in self._listeners:
             try:
                 q.put_nowait(rec)
             except asyncio.QueueFull:

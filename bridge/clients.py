@@ -89,6 +89,14 @@ class Clients:
                 self.subscribed.pop(key, None)
                 self._drop(session)
 
+    async def tools_changed(self) -> None:
+        """Tell the handshake-era sessions the tool list changed (notifications/tools/list_changed)."""
+        for session in self.sessions:
+            try:
+                await session.send_tool_list_changed()
+            except GONE:
+                self._drop(session)
+
     async def sample(self, text: str, system: str, max_tokens: int = 400) -> str | None:
         """Ask the first session that declared sampling to answer `text`; None if none can."""
         wants = ClientCapabilities(sampling=SamplingCapability())

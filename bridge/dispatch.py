@@ -24,6 +24,7 @@ from bridge.registry import LOST_GRACE, lost_to, Instance, Registry, split_page_
 from bridge.settings import Settings
 from bridge import shared_state
 from bridge.shared_state import SharedState
+from bridge.webmcp import WebTools
 
 #: How long a call addressed to a reloading/reconnecting page waits for it to come back.
 RECONNECT_WAIT = 10.0
@@ -56,6 +57,8 @@ class Dispatcher:
         self.inbox = Inbox(share=_InboxShare(self))
         self.clients = Clients()
         self.questions = Questions(on_change=lambda q, opened: self.shared.question_changed(q, opened))
+        #: The WebMCP tools each page registered (page data, checked there).
+        self.webtools = WebTools(self.inbox)
         #: Every tool call and human event: appended to audit.jsonl and streamed to the cockpit.
         self.audit = Audit(None if settings.no_audit else settings.config_dir / "audit.jsonl",
                            settings.audit_max_bytes, settings.audit_keep,

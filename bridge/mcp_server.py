@@ -11,7 +11,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools.base import Tool as SdkTool
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
-from mcp.server.subscriptions import InMemorySubscriptionBus, ResourceUpdated
+from mcp.server.subscriptions import InMemorySubscriptionBus, ResourceUpdated, ToolsListChanged
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.types import (CallToolResult, EmptyResult, SetLevelRequestParams, SubscribeRequestParams,
                        UnsubscribeRequestParams)
@@ -27,6 +27,8 @@ from bridge.security import Policy
 from bridge.tools import arguments as args_check
 from bridge.tools import enabled_tools
 from bridge.tools.base import Tool, error_result
+from bridge.tools import webmcp
+from bridge.tools.webmcp_mirror import HINTS, Mirror
 
 INSTRUCTIONS = (
     "dbg-bridge connects you to the developer's running web app. Call page_list to see every connected tab and "
@@ -48,9 +50,17 @@ class BridgeServer(MCPServer):
         super().__init__(tools=tools, **kwargs)
         self.dispatcher = dispatcher
         self.schemas = {t.name: t.parameters for t in tools}
+        #: `--mirror-page-tools`: the pages' WebMCP tools as tools of their own (bridge/tools/webmcp_mirror.py).
+        self.mirror: Mirror | None = None
+
+    async def list_tools(self) -> list[Any]:
+        tools = await super().list_tools()
+        return tools if self.mirror is None else tools + self.mirror.tools()
 
     async def call_tool(self, name: str, arguments: dict[str, Any],
                         context: Context | None = None) -> Any:
+        if self.mirror is not None and name not in self.schemas and self.mirror.has(name):
+            return await self.mirror.call(name, arguments, context)
         schema = self.schemas.get(name)
         if schema is None:
             return self._refuse(name, arguments, BridgeError(
@@ -85,11 +95,24 @@ def build_server(dispatcher: Dispatcher, table: list[Tool] | None = None) -> MCP
     server = BridgeServer(dispatcher, tools, name="dbg-bridge", version=__version__, instructions=INSTRUCTIONS,
                           subscriptions=bus)
     announce_inbox(server, dispatcher, bus)
+    if dispatcher.settings.mirror_page_tools and any(t.name == "page_call_tool" for t in tools):
+        server.mirror = mirror_page_tools(dispatcher, bus)
     serve_artifacts(server, dispatcher)
     legacy_requests(server, dispatcher)
     # MCPServer sets root logging to INFO on creation; the bridge's own levels are set after it.
     logging.getLogger("mcp").setLevel(logging.WARNING)
     return server
+
+
+def mirror_page_tools(dispatcher: Dispatcher, bus: InMemorySubscriptionBus) -> Mirror:
+    """The pages' WebMCP tools as tools of their own, each call one of page_call_tool; the set's changes announced
+    to listeners (2026-07-28) and to the 2025-11-25 sessions the bridge knows."""
+
+    async def announce() -> None:
+        await bus.publish(ToolsListChanged())
+        await dispatcher.clients.tools_changed()
+
+    return Mirror(dispatcher, Tool(webmcp.page_call_tool, HINTS).bind(dispatcher), announce)
 
 
 def legacy_requests(server: MCPServer, dispatcher: Dispatcher) -> None:

@@ -446,9 +446,45 @@ class ViewportResult(_Result):
     focused: bool
 
 
+# ---- WebMCP: the tools a page registers (bridge/webmcp.py reads them, bridge/tools/webmcp.py offers them) ------
+
+class WebToolRow(_Result):
+    """One tool as the page's client describes it: its input schema as JSON text (the bridge parses and bounds
+    it), or an error saying why the client left it out."""
+
+    name: str
+    title: str | None = None
+    description: str | None = None
+    schema_: str | None = Field(None, alias="schema")
+    annotations: dict[str, Any] | None = None
+    frameId: str | None = None
+    error: dict[str, str] | None = None
+
+
+class ToolsResult(_Result):
+    """tools: the WebMCP tools of this document (a frame) or of the tab, every same-origin frame's (the host)."""
+
+    api: Any = None
+    tools: list[WebToolRow]
+    total: int
+
+
+class ToolCallParams(Params):
+    """tool_call: one of this document's WebMCP tools, by name, with arguments its schema accepts."""
+
+    name: Annotated[str, Field(min_length=1, max_length=64)]
+    arguments: dict[str, Any] = Field(default_factory=dict)
+
+
+class ToolCallResult(_Result):
+    """What executeTool() answered, as JSON text (or plain text)."""
+
+    json_: str = Field(alias="json")
+
+
 # ---- the table ------------------------------------------------------------------------------------------------
 
-ConsentClass = Literal["eval", "navigate", "submit"]
+ConsentClass = Literal["eval", "navigate", "submit", "tool"]
 
 
 @dataclass(frozen=True)
@@ -493,6 +529,9 @@ COMMAND_TABLE: dict[str, Command] = {c.name: c for c in (
     # a skill recording (bridge/agent/recording.py starts and stops it; the human's steps come back as events). It
     # changes nothing in the app, and the tab's panel shows a card while it records.
     Command("record", None, True, None, RecordParams, RecordResult),
+    # WebMCP: the page's own tools (bridge/webmcp.py); calling one is acting on its origin, whatever it says it does
+    Command("tools", None, True, "page_tools", NoParams, ToolsResult),
+    Command("tool_call", "tool", False, "page_call_tool", ToolCallParams, ToolCallResult),
 )}
 COMMANDS = tuple(COMMAND_TABLE)
 

@@ -180,7 +180,18 @@ class EventMsg(_Msg):
         return RecordedStep.model_validate(self.data)
 
 
-UP_MESSAGES = (ResultMsg, FramesMsg, ByeMsg, LeavingMsg, EventMsg)
+
+class ToolsMsg(_Msg):
+    """The tab's WebMCP tools changed (every same-origin frame's, each with its frameId): the whole list, at most
+    bridge/webmcp.py MAX_TOOLS of `total`. Each entry is checked on its own there (a bad one is dropped, not the
+    message)."""
+
+    type: Literal["tools"]
+    tools: list[dict[str, Any]] = Field(max_length=256)
+    total: int = Field(0, ge=0)
+
+
+UP_MESSAGES = (ResultMsg, FramesMsg, ByeMsg, LeavingMsg, EventMsg, ToolsMsg)
 UpMessage = Annotated[Union[UP_MESSAGES], Field(discriminator="type")]  # type: ignore[valid-type]
 _up = TypeAdapter(UpMessage)
 

@@ -57,10 +57,11 @@ class Settings(BaseModel):
     heartbeat: float = Field(15.0, gt=0, description="Seconds between heartbeats on page streams.")
     log_level: Literal["debug", "info", "warning", "error"] = Field("info", description="Bridge log level.")
     no_consent: bool = Field(False, description="Run page_exec code without asking the human first (trusted setups).")
-    consent_for: list[Literal["eval", "navigate", "submit"]] = Field(
-        default_factory=lambda: ["eval", "navigate"],
+    consent_for: list[Literal["eval", "navigate", "submit", "tool"]] = Field(
+        default_factory=lambda: ["eval", "navigate", "tool"],
         description="Actions that need the human's consent: eval (page_exec code), navigate (page_navigate to "
-                    "another origin), submit (page_act that submits a form).")
+                    "another origin), submit (page_act that submits a form), tool (page_call_tool: a tool the page "
+                    "registered through WebMCP, whatever it says it does).")
     push_sampling: bool = Field(False, description="Push messages the human writes to MCP clients that declare "
                                                    "sampling, and show the reply in the page (2025-11-25 sessions).")
     no_audit: bool = Field(False, description="Do not write audit.jsonl in the config dir (the cockpit still shows "
@@ -82,6 +83,10 @@ class Settings(BaseModel):
         256, ge=1, description="Registered pages of one origin that never connected at most (and 16 times as many "
                                "disconnected ones); more registrations from that origin are refused (429) until some "
                                "connect or expire.")
+    mirror_page_tools: bool = Field(
+        False, description="Also list each page's WebMCP tools as MCP tools of their own (named <tab>_<frame>__<name>, "
+                           "e.g. 5173_host__add_todo), announced with notifications/tools/list_changed as pages come "
+                           "and go. Off: they are reached through page_tools and page_call_tool only.")
     disable_tools: list[str] = Field(
         default_factory=list,
         description="Tools not to offer: names or globs (page_exec, desktop_*), or @acting for every tool that is "

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from bridge import protocol
 from bridge.human import page_event
-from bridge.protocol import ByeMsg, EventMsg, FramesMsg, LeavingMsg, ResultMsg
+from bridge.protocol import ByeMsg, EventMsg, FramesMsg, LeavingMsg, ResultMsg, ToolsMsg
 from bridge.registry import Instance, OriginMismatch, claimed_url_ok
 
 if TYPE_CHECKING:
@@ -31,6 +31,8 @@ def handle_up(d: Dispatcher, inst: Instance, msg: protocol.UpMessage) -> bool:
         d.page_unloading(inst, msg.to)
     elif isinstance(msg, LeavingMsg):
         d.registry.leaving(inst, not msg.stayed)
+    elif isinstance(msg, ToolsMsg):
+        d.webtools.update(inst, msg.tools, msg.total)
     elif isinstance(msg, EventMsg):
         if msg.eventId is not None and not inst.first_sight(msg.eventId):
             log.debug("page %s sent event %s again; acknowledged and ignored", inst.id, msg.eventId)

@@ -30,7 +30,7 @@ from bridge.command import invocation
 from bridge.desktop import served, why_unavailable
 from bridge.dispatch import Dispatcher
 from bridge.http import HTTPError, error_response, read_body
-from bridge.human.questions import settle_from_cockpit
+from bridge.human.asking import settle_from_cockpit
 from bridge.questions import Question
 from bridge.registry import split_page_id
 
@@ -131,12 +131,24 @@ def snapshot(d: Dispatcher) -> dict[str, Any]:
                                              *d.shared.remote_questions()]]
     seen = d.audit.agent_seen  # any authenticated MCP request, from the first initialize on
     return {
-        "pages": d.registry.page_rows() + d.shared.remote_rows(),
+        "pages": with_tools(d, d.registry.page_rows()) + d.shared.remote_rows(),
         "questions": sorted(questions, key=lambda q: q["created"]),
         "agent": {"seen": seen is not None, "lastSeen": seen, "toolCalls": d.audit.tool_calls},
         "agents": d.clients.agents.rows(),
         "desktop": desktop_state(d),
     }
+
+
+def with_tools(d: Dispatcher, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each page row with the names of the WebMCP tools its document registered (bridge/webmcp.py), if any."""
+    for row in rows:
+        tab, _, frame = row["pageId"].partition("/")
+        inst = d.registry.instances.get(tab)
+        cat = d.webtools.of(inst) if inst is not None else None
+        names = [t.name for t in cat.tools if t.frame_id == frame] if cat else []
+        if names:
+            row["tools"] = names
+    return rows
 
 
 def desktop_state(d: Dispatcher) -> dict[str, Any]:
@@ -238,8 +250,7 @@ async def events(request: Request) -> Response:
         return refused
     d: Dispatcher = request.app.state.dispatcher
     audit = d.audit
-    queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue(maxsize=2000)
-    audit.listeners.append(queue)
+    queue = audit.listen()
     after = _after(request.headers.get("last-event-id"), audit.run)
 
     def audit_event(rec: dict[str, Any]) -> dict[str, str]:
@@ -271,8 +282,7 @@ async def events(request: Request) -> Response:
                     shown = state
                     yield {"event": "state", "data": state}
         finally:
-            if queue in audit.listeners:
-                audit.listeners.remove(queue)
+            audit.unlisten(queue)
 
     return EventSourceResponse(stream(), ping=15, headers=HEADERS)
 

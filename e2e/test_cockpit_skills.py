@@ -9,10 +9,10 @@ from pathlib import Path
 import httpx2
 
 from e2e.test_cockpit import open_app, open_cockpit
-from tests.support import ROOT, ok
+from tests.support import ok
 
 
-def test_record_in_the_cockpit_then_review_edit_and_delete_what_runs_learned(context, bridge, dev, mcp):
+def test_record_in_the_cockpit_then_review_edit_and_delete_what_runs_learned(context, bridge, dev, mcp, tmp_path):
     app = open_app(context, dev, "/signin.html")
     cockpit = open_cockpit(context, bridge, "skills")
     cockpit.locator(f'#record-page option[value="{app.page_id}"]').wait_for(state="attached")
@@ -48,7 +48,7 @@ def test_record_in_the_cockpit_then_review_edit_and_delete_what_runs_learned(con
     row.locator("input").fill("Sign in stays on the page and says Wrong password for a bad password")
     row.locator("[data-action=save-fact]").click()
     cockpit.locator("#record-note", has_text=f"Saved {fact_id}").wait_for()
-    shot = ROOT / "docs" / "cockpit-skills.png"
+    shot = tmp_path / "cockpit-skills.png"  # docs/cockpit-skills.png is this picture
     cockpit.screenshot(path=str(shot), full_page=True)
     after = httpx2.get(f"{bridge.base}/v1/memory", params={"scope": origin}, headers=headers).json()
     edited = next(f for f in after["facts"] if f["id"] == fact_id)

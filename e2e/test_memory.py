@@ -1,7 +1,7 @@
 """Memory and skills inside runs, against the agent loop with its scripted model (e2e/scripted_model.py: a fixture
 for the loop's logic, not evidence the agent does real tasks): a run's failed and working steps become facts for
-its origin, the next run's planner prompt carries them (marked as page data), `memory list/forget` (CLI) and
-/v1/memory show and remove them; a skill recorded for the origin is offered to a run as a tool and replayed through
+its origin, the next run's planner prompt carries them (marked as page data), what the human says in a takeover is
+remembered, `memory list/forget` (CLI) and /v1/memory show and remove them; a skill recorded for the origin is offered to a run as a tool and replayed through
 the run's own path; a done run is saved as a skill (POST /v1/skills/NAME/from-run, what `run --save-skill` calls)
 and replays."""
 
@@ -117,3 +117,38 @@ def test_a_recorded_skill_is_offered_to_a_run_as_a_tool_and_a_done_run_saves_as_
     # a run that did not end done is refused with the bridge's error shape
     r = api.http.post("/v1/skills/nope/from-run", json={"run": "no-such-run"})
     assert r.status_code == 404 and r.json()["error"]["code"] == "unknown_run"
+
+
+def test_run_save_skill_keeps_a_done_run_as_a_skill_from_the_terminal(model, api, app_page, agent_bridge):
+    model.policies["save-cli"] = lambda req: verdict_or(req, ["Load more"], lambda r: call(
+        "page_act", action="click", selector="#more") if not r.called("page_act") else call("finish", summary="ok"))
+    out = subprocess.run([sys.executable, "-m", "bridge", "run", "Load more orders", "--bridge", agent_bridge.base,
+                          "--model", "save-cli", "--save-skill", "more-from-cli",
+                          "--config-dir", str(agent_bridge.config_dir)],
+                         cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "saved skill 'more-from-cli' (revision 1, 1 steps)" in out.stdout
+    shown = api.http.get("/v1/skills/more-from-cli").json()
+    assert shown["steps"] == [{"action": "click", "target": {"role": "", "name": "", "text": "", "selector": "#more",
+                                                             "tag": ""}, "frame": "host", "after": 0.0}]
+    assert shown["source"].startswith("run:r")
+
+
+def test_what_the_human_says_in_a_takeover_is_remembered_for_the_origin(model, api, app_page):
+    def policy(req: Req):
+        def then(r: Req):
+            if not r.called("pause_for_human"):
+                return call("pause_for_human", reason="where is export?", question="Where is Export?")
+            return call("finish", summary="told where")
+        return verdict_or(req, ["Ask the human"], then)
+
+    model.policies["takeover-mem"] = policy
+    run_id = api.start("Find the export", model="takeover-mem")
+    paused = api.events(run_id, until="human")[-1]
+    r = api.post(f"/v1/runs/{run_id}/resume", {"action": "resume", "note": "Export is under the ⋯ menu, top right"})
+    assert r.status_code == 200, r.text
+    assert done(api.events(run_id, after=paused["seq"]))["state"] == "done"
+    facts = api.http.get("/v1/memory", params={"scope": app_page.evaluate("location.origin")}).json()["facts"]
+    said = [f for f in facts if f["source"] == "human"]
+    assert said and said[0]["text"] == "the human said: Export is under the ⋯ menu, top right"
+    assert said[0]["run"] == run_id and said[0]["kind"] == "affordance"

@@ -86,6 +86,14 @@ def test_cut_text_names_the_ref_that_reads_the_rest_and_page_find_reads_it_whole
     assert len(found) == 1 and found[0]["text"].endswith("THE END") and len(found[0]["text"]) == len(" ".join(whole.split()))
 
 
+def test_a_cut_line_inside_a_frame_names_a_ref_the_tab_reads_it_by(page, mcp):
+    tree = text_of(mcp.call("page_snapshot", {"pageId": page.page_id, "includeFrames": True}))
+    m = re.search(r"- paragraph: Frame notes: [^\n]*…\(\+[\d,]+ chars: page_find ref=(f\d+:e\d+)\)", tree)
+    assert m, tree[-600:]
+    read = ok(mcp.call("page_find", {"pageId": page.page_id, "ref": m.group(1)}))
+    assert read["pageId"] != page.page_id and read["matches"][0]["text"].endswith("FRAME END")
+
+
 def test_page_list_lists_live_tabs_first_most_recently_active_first_and_reservations_after(context, dev, bridge, mcp):
     first, second = (open_page(context, dev.url("/reading.html")) for _ in range(2))
     # a flood of registrations from this origin that never connect (a broken client, say)

@@ -81,6 +81,13 @@ def test_record_in_the_terminal_stop_in_the_panel_then_replay_with_a_secret(brid
     trace = out.rsplit("trace ", 1)[1].strip()
     assert "hunter22" not in open(trace).read() and "hunter22" not in bridge.audit(raw=True)
     assert any(r.get("tool") == "page_act" for r in bridge.audit())  # each replayed step is audited
+    # the skill run is one of the runs the terminal lists and prints, like an agent run
+    run_id = os.path.basename(trace).removesuffix(".jsonl")
+    runs = [sys.executable, "-m", "bridge", "runs", "--config-dir", str(bridge.config_dir)]
+    assert run_id in subprocess.run(runs, cwd=ROOT, capture_output=True, text=True, timeout=30).stdout
+    shown = subprocess.run([*runs[:4], "show", run_id, *runs[4:]], cwd=ROOT, capture_output=True, text=True,
+                           timeout=30).stdout
+    assert f"run {run_id}: skill sign-in" in shown and "DONE: 7 steps; text 'Welcome, grace@example.com" in shown
 
 
 def test_the_panel_record_card_starts_a_recording(bridge, dev, context):
@@ -134,3 +141,36 @@ def test_skill_list_show_edit_and_delete_from_the_terminal_with_and_without_a_br
     assert run("skill", "delete", "term").returncode == 0
     gone = run("skill", "show", "term")
     assert gone.returncode == 1 and "[unknown_skill]" in gone.stderr
+
+
+def test_a_recording_goes_on_across_a_link_to_another_page_and_the_replay_follows_it(bridge, dev, context):
+    import httpx2
+
+    headers = {"Authorization": f"Bearer {bridge.token}"}
+    page = open_page(context, dev.url("/wizard.html"))
+    r = httpx2.post(f"{bridge.base}/v1/recordings", json={"name": "wizard", "pageId": page.page_id}, headers=headers)
+    assert r.status_code == 200, r.text
+    page.click("#item")
+    page.keyboard.type("teapot")
+    page.click("#next")  # a link: the next document goes on recording
+    page.wait_for_url("**/wizard2.html")
+    page.wait_for_function(CONNECTED)
+    page.click("#city")
+    page.keyboard.type("Leeds")
+    page.click("#finish")
+    page.locator("#done", has_text="Ordered teapot to Leeds").wait_for()
+    wait_until(lambda: httpx2.get(f"{bridge.base}/v1/recordings/wizard", headers=headers).json()["steps"] >= 5,
+               what="the second page's steps")
+    done = httpx2.post(f"{bridge.base}/v1/recordings/wizard/stop", headers=headers,
+                       json={"until": {"text": "Ordered teapot to Leeds"}}).json()
+    assert done["state"] == "saved", done
+    skill = httpx2.get(f"{bridge.base}/v1/skills/wizard", headers=headers).json()
+    assert [s["action"] for s in skill["steps"]] == ["goto", "fill", "click", "fill", "click"]  # the link's load
+    assert skill["until"] == {"text": "Ordered {{item}} to {{city}}"}                      # is the click's
+
+    fresh = open_page(context, dev.url("/wizard.html"))
+    out = httpx2.post(f"{bridge.base}/v1/skills/wizard/run", headers=headers, timeout=60,
+                      json={"pageId": fresh.page_id, "params": {"item": "kettle", "city": "York"}}).json()
+    assert out["state"] == "done", out
+    fresh.wait_for_function(CONNECTED)
+    assert fresh.locator("#done").text_content() == "Ordered kettle to York"

@@ -34,6 +34,7 @@ PARTS: tuple[str, ...] = (
     "recorder.js",
     "screenshot.js",
     "agent_code.js",
+    "webmcp.js",
     "commands.js",
     "frame_router.js",
     "transport.js",

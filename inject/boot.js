@@ -65,6 +65,8 @@ function createDbgLauncher(config) {
       /** @type {Window} */ (ev.source).postMessage({ __dbg: 1, type: 'dbg_exec_result', payload: out, requestId: env.requestId, _f: env._f }, window.origin);
     });
     /** @type {Window} */ (hostWin).postMessage({ __dbg: 1, type: 'dbg_ready' }, window.origin);
+    webmcp.onChange = () => { try { /** @type {Window} */ (hostWin).postMessage({ __dbg: 1, type: 'dbg_tools_changed' }, window.origin); } catch (_) { /* gone */ } };
+    watchWebTools();
     recordUp = (step) => /** @type {Window} */ (hostWin).postMessage({ __dbg: 1, type: 'dbg_recorded', payload: step }, window.origin);
     installFrameRecorder();
     recorder.resume();
@@ -114,10 +116,24 @@ function createDbgLauncher(config) {
   }, true);
   router.onChange = () => {
     if (client.state === 'connected') client.send({ type: 'frames', frames: router.frameList(), url: location.href, title: document.title, complete: document.readyState !== 'loading' });
+    webmcp.changed(); // a frame that came or went takes its tools with it
   };
+  // The tab's WebMCP tools (every same-origin frame's) go up whenever they change, and again on every new channel.
+  let toolsSent = '', everSent = false;
+  webmcp.onChange = () => {
+    if (client.state !== 'connected') return;
+    void webmcp.catalog().then((cat) => {
+      const text = JSON.stringify(cat.tools) + '|' + cat.total;
+      if (text === toolsSent || (!everSent && !cat.total)) return; // nothing new, or never any tools
+      toolsSent = text;
+      everSent = true;
+      client.send({ type: 'tools', tools: cat.tools, total: cat.total });
+    });
+  };
+  watchWebTools();
   window.addEventListener('dbg:status', (ev) => {
     const detail = /** @type {CustomEvent} */ (ev).detail;
-    if (detail.state === 'connected' && router.onChange) router.onChange();
+    if (detail.state === 'connected' && router.onChange) { toolsSent = ''; router.onChange(); }
     if (EXT_NONCE) ext.post({ type: 'status', state: detail.state, channel: detail.channel || '', pageId: client.pageId ? client.pageId + '/host' : null });
   });
   ext.install();
@@ -170,6 +186,15 @@ function createDbgLauncher(config) {
     message: () => human.compose(),
     record: () => recorder.offer(),
   };
+}
+
+/** Look for the page's WebMCP context now, as the document loads, and every second after: an app may set one up (or
+ * replace it) at any time, and nothing announces that. */
+function watchWebTools() {
+  webmcp.watch();
+  document.addEventListener('DOMContentLoaded', () => webmcp.watch());
+  window.addEventListener('load', () => webmcp.watch());
+  setInterval(() => webmcp.watch(), 1000);
 }
 
 consoleLog.install();

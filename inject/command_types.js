@@ -4,8 +4,8 @@
 // served); do not edit by hand.
 
 /**
- * @typedef {'eval' | 'ping' | 'frames' | 'location' | 'snapshot' | 'find' | 'act' | 'console' | 'wait' | 'navigate' | 'network' | 'source' | 'highlight' | 'ask' | 'notify' | 'screenshot' | 'viewport' | 'selection' | 'record'} CommandName
- * @typedef {ResultMsg | FramesMsg | ByeMsg | LeavingMsg | EventMsg} UpMessage
+ * @typedef {'eval' | 'ping' | 'frames' | 'location' | 'snapshot' | 'find' | 'act' | 'console' | 'wait' | 'navigate' | 'network' | 'source' | 'highlight' | 'ask' | 'notify' | 'screenshot' | 'viewport' | 'selection' | 'record' | 'tools' | 'tool_call'} CommandName
+ * @typedef {ResultMsg | FramesMsg | ByeMsg | LeavingMsg | EventMsg | ToolsMsg} UpMessage
  * @typedef {{frameId: string, parent?: string | null, url: string, title: string, origin: string, crossOrigin: boolean, ready: boolean}} FrameInfo
  * @typedef {{v: number, instanceId?: string | null, secret?: string | null, reclaim: boolean, url: string, title: string, origin: string, port?: number | null, attach: string, frames: Array<FrameInfo>, complete: boolean, doc?: string | null}} RegisterRequest
  * @typedef {{code: string, message: string, stack?: string | null, size?: number | null}} ErrorInfo
@@ -14,8 +14,9 @@
  * @typedef {{type: 'bye', to?: string | null}} ByeMsg
  * @typedef {{type: 'leaving', to?: string | null, stayed: boolean}} LeavingMsg
  * @typedef {{type: 'event', eventId?: string | null, kind: 'answer' | 'message' | 'element_selected' | 'open_file' | 'recorded' | 'record_start' | 'record_stop', questionId?: string | null, text: string, data: Record<string, any>}} EventMsg
+ * @typedef {{type: 'tools', tools: Array<Record<string, any>>, total: number}} ToolsMsg
  * @typedef {{type: 'registered', v: number, instanceId: string, secret: string, ttl: number, heartbeat: number, maxResult: number, renamed: boolean, replicas?: Array<string> | null}} RegisterReply
- * @typedef {{type: 'exec', requestId: string, frameId: string, command: 'eval' | 'ping' | 'frames' | 'location' | 'snapshot' | 'find' | 'act' | 'console' | 'wait' | 'navigate' | 'network' | 'source' | 'highlight' | 'ask' | 'notify' | 'screenshot' | 'viewport' | 'selection' | 'record', params: Record<string, any>, timeout: number}} ExecFrame
+ * @typedef {{type: 'exec', requestId: string, frameId: string, command: 'eval' | 'ping' | 'frames' | 'location' | 'snapshot' | 'find' | 'act' | 'console' | 'wait' | 'navigate' | 'network' | 'source' | 'highlight' | 'ask' | 'notify' | 'screenshot' | 'viewport' | 'selection' | 'record' | 'tools' | 'tool_call', params: Record<string, any>, timeout: number}} ExecFrame
  * @typedef {{type: 'ping'}} PingFrame
  * @typedef {{type: 'ack', requestIds: Array<string>, eventIds: Array<string>}} AckFrame
  * @typedef {{type: 'cancel', requestId: string, frameId: string, reason: string}} CancelFrame
@@ -60,6 +61,10 @@
  * @typedef {{text: string, ref?: string | null, element?: string | null}} SelectionResult
  * @typedef {{on: boolean, name?: string | null}} RecordParams
  * @typedef {{recording: boolean, name?: string | null}} RecordResult
- * @typedef {{eval: EvalParams, ping: NoParams, frames: NoParams, location: NoParams, snapshot: SnapshotParams, find: FindParams, act: ActParams, console: ConsoleParams, wait: WaitParams, navigate: NavigateParams, network: NetworkParams, source: ElementParams, highlight: HighlightParams, ask: AskParams, notify: NotifyParams, screenshot: ScreenshotParams, viewport: ViewportParams, selection: NoParams, record: RecordParams}} CommandParams
- * @typedef {{eval: EvalResult, ping: PingResult, frames: FramesResult, location: LocationResult, snapshot: SnapshotResult, find: FindResult, act: ActResult, console: ConsoleResult, wait: WaitResult, navigate: NavigateResult, network: NetworkResult, source: SourceResult, highlight: HighlightResult, ask: AskResult, notify: NotifyResult, screenshot: ScreenshotResult, viewport: ViewportResult, selection: SelectionResult, record: RecordResult}} CommandResults
+ * @typedef {{name: string, title?: string | null, description?: string | null, schema?: string | null, annotations?: Record<string, any> | null, frameId?: string | null, error?: Record<string, string> | null}} WebToolRow
+ * @typedef {{api?: any, tools: Array<WebToolRow>, total: number}} ToolsResult
+ * @typedef {{name: string, arguments: Record<string, any>}} ToolCallParams
+ * @typedef {{json: string}} ToolCallResult
+ * @typedef {{eval: EvalParams, ping: NoParams, frames: NoParams, location: NoParams, snapshot: SnapshotParams, find: FindParams, act: ActParams, console: ConsoleParams, wait: WaitParams, navigate: NavigateParams, network: NetworkParams, source: ElementParams, highlight: HighlightParams, ask: AskParams, notify: NotifyParams, screenshot: ScreenshotParams, viewport: ViewportParams, selection: NoParams, record: RecordParams, tools: NoParams, tool_call: ToolCallParams}} CommandParams
+ * @typedef {{eval: EvalResult, ping: PingResult, frames: FramesResult, location: LocationResult, snapshot: SnapshotResult, find: FindResult, act: ActResult, console: ConsoleResult, wait: WaitResult, navigate: NavigateResult, network: NetworkResult, source: SourceResult, highlight: HighlightResult, ask: AskResult, notify: NotifyResult, screenshot: ScreenshotResult, viewport: ViewportResult, selection: SelectionResult, record: RecordResult, tools: ToolsResult, tool_call: ToolCallResult}} CommandResults
  */

@@ -100,7 +100,7 @@ const COMMANDS = {
           subTree += more.result.tree;
           at = more.result.next;
         }
-        for (const l of subTree.split('\n')) if (l) lines.push(m[1] + '  ' + l.replace(/\[ref=/g, '[ref=' + m[2] + ':'));
+        for (const l of subTree.split('\n')) if (l) lines.push(m[1] + '  ' + l.replace(/\[ref=|page_find ref=/g, (r) => r + m[2] + ':'));
       }
       tree = lines.join('\n');
     }
@@ -260,6 +260,14 @@ const COMMANDS = {
     const el = node && (node.nodeType === 1 ? /** @type {Element} */ (node) : node.parentElement);
     const text = sel ? String(sel) : '';
     return { text, ref: text && el ? refs.of(el) : null, element: text && el ? describeElement(el) : null };
+  },
+  async tools(_params, ctx) {
+    if (ctx.role === 'host') return webmcp.catalog();
+    const own = await webmcp.local();
+    return { api: own.api, tools: own.tools.slice(0, WEBMCP_MAX_TOOLS), total: webmcp.seen.length };
+  },
+  async tool_call(params, ctx) {
+    return webmcp.call(String(params.name), params.arguments || {}, ctx.signal);
   },
   async screenshot(params, ctx) {
     const box = params.ref || params.selector ? await visibleBox(target({ ref: params.ref, selector: params.selector })) : null;

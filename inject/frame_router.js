@@ -233,6 +233,10 @@ const router = {
     if (ev.origin !== window.origin || !isEnvelope(ev.data)) return;
     const env = ev.data;
     if (env.type === 'dbg_ready') this.ready(ev.source);
+    else if (env.type === 'dbg_tools_changed' && ev.source) { // a frame's WebMCP tools changed: the tab's list is resent
+      webmcp.reporting.add(/** @type {Window} */ (ev.source));
+      webmcp.changed();
+    }
     else if (env.type === 'dbg_exec_result' && env.requestId) {
       const w = this.waiting.get(env.requestId);
       const entry = w && this.frames.get(w.frameId);

@@ -311,7 +311,7 @@ class Loop:
                                      f"{self.takeover_wait:g} s.")
         finally:
             if card is not None and card.open:
-                from bridge.human.questions import dismiss
+                from bridge.human.asking import dismiss
 
                 d.spawn(dismiss(d, card))
             run.takeover = None

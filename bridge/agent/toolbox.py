@@ -19,11 +19,13 @@ from bridge.agent.coercion import coerce
 from bridge.agent.seams import ExtraTool
 from bridge.human.consent import PREAPPROVED
 from bridge.tools.base import error_result
+from bridge.tools.webmcp_mirror import describe, page_tools_of
+from bridge.webmcp import compact
 from bridge.errors import BridgeError
 
 #: Tools a run never gets: delegating to another run from inside one.
 NOT_FOR_RUNS = frozenset({"agent_run"})
-CONSENT_CLASSES = ("eval", "navigate", "submit")
+CONSENT_CLASSES = ("eval", "navigate", "submit", "tool")
 
 
 @dataclass(frozen=True)
@@ -34,7 +36,7 @@ class Row:
     description: str
     schema: dict[str, Any]
     read_only: bool
-    source: str  # "bridge", "mcp:NAME" or "seam"
+    source: str  # "bridge", "mcp:NAME", "seam" or "page" (a page's own WebMCP tool: bridge/tools/webmcp.py)
 
     def openai(self) -> dict[str, Any]:
         return {"type": "function", "function": {"name": self.name, "description": self.description,
@@ -94,8 +96,13 @@ class Toolbox:
         self.externals = externals
         self.extra = {t.name: t for t in extra or []}
         self.rows: dict[str, Row] = {}
+        #: The run's page's own tools (WebMCP): row name -> (their pageId, the page's name for the tool).
+        self.page_tools: dict[str, tuple[str, str]] = {}
 
-    async def load(self) -> None:
+    async def load(self, page_id: str | None = None) -> None:
+        """The tools of the run: the bridge's, other servers', the seams', and the tools the run's page registered
+        itself (WebMCP; the page `page_id` names, else the one tab), described as the page's, called through
+        page_call_tool (its schema check, consent class `tool`, marked answers, audit)."""
         for tool in await self.server.list_tools():
             if tool.name in NOT_FOR_RUNS:
                 continue
@@ -107,6 +114,16 @@ class Toolbox:
                 self.rows[row.name] = row
         for t in self.extra.values():
             self.rows[t.name] = Row(t.name, t.description, t.input_schema, t.read_only, "seam")
+        d = self.server.dispatcher
+        try:
+            tab = {d.resolve(page_id).inst.id}
+        except BridgeError:  # no page, or several and none named: page_tools / page_call_tool still reach them
+            tab = set()
+        if "page_call_tool" in self.rows and tab:
+            for name, (tool_page, tool, origin) in page_tools_of(d, tab).items():
+                if name not in self.rows:  # --mirror-page-tools lists them already, as these same rows
+                    self.rows[name] = Row(name, describe(tool_page, tool, origin), compact(tool.schema), False, "page")
+                self.page_tools[name] = (tool_page, tool.name)
 
     async def call(self, name: str, args: Any, ctx: RunContext, allow: list[str]) -> Outcome:
         started = time.perf_counter()
@@ -119,9 +136,13 @@ class Toolbox:
             return Outcome(f"[invalid_argument] {name}'s arguments must be a JSON object, got {type(args).__name__}. "
                            "Fix the call and send it again.", True)
         args, notes = coerce(args, row.schema)
-        if row.source == "bridge":
+        if row.source in ("bridge", "page"):
             token = PREAPPROVED.set(allowed_classes(allow, name))
             try:
+                if row.source == "page":
+                    page_id, tool_name = self.page_tools[name]
+                    args = {"pageId": page_id, "name": tool_name, "arguments": args}
+                    name = "page_call_tool"
                 result = await self.server.call_tool(name, args, ctx)
             finally:
                 PREAPPROVED.reset(token)

@@ -3,6 +3,6 @@
 Needs the optional extra `cluster` (the `redis` client). Without `--cluster` nothing here is imported.
 """
 
-from bridge.cluster.node import Cluster
+from bridge.cluster.state import Cluster
 
 __all__ = ["Cluster"]

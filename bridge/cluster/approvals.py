@@ -11,6 +11,7 @@ from typing import Any
 
 from bridge.cluster import redis_state as keys
 from bridge.cluster.bus import DOWN, Bus
+from bridge.cluster.messages import Approval
 
 log = logging.getLogger("bridge.cluster")
 
@@ -32,19 +33,19 @@ class SharedApprovals(set):  # type: ignore[type-arg]
         raw = json.dumps(list(pair))
         try:
             await self.bus.redis.sadd(APPROVALS, raw)
-            await self.bus.publish(None, {"t": "approval", "pair": list(pair)})
+            await self.bus.publish(None, Approval(pair=pair))
         except Exception as exc:  # cluster_unavailable: it holds on this replica
             log.info("cluster: consent approval not shared: %s", exc)
 
-    def handle(self, msg: dict[str, Any]) -> None:
-        pair = msg.get("pair")
-        if isinstance(pair, list) and len(pair) == 2:
-            super().add((str(pair[0]), str(pair[1])))
+    def handle(self, msg: Approval) -> None:
+        super().add(msg.pair)
 
     async def resync(self) -> None:
         try:
             for raw in await self.bus.redis.smembers(APPROVALS):
-                self.handle({"pair": json.loads(raw)})
+                pair = json.loads(raw)
+                if isinstance(pair, list) and len(pair) == 2:
+                    super().add((str(pair[0]), str(pair[1])))
             for pair in list(self):  # a restarted Redis forgot ours
                 await self.bus.redis.sadd(APPROVALS, json.dumps(list(pair)))
         except DOWN as exc:

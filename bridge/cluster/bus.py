@@ -4,18 +4,17 @@ broadcast channel, re-subscribed after every loss. Knows whether Redis is reacha
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any
 
+from pydantic import ValidationError
 from redis.asyncio import BlockingConnectionPool, Redis
 from redis.backoff import NoBackoff
 from redis.exceptions import RedisError
 from redis.retry import Retry
 
 from bridge import errors
-from bridge.cluster import redis_state as keys
+from bridge.cluster import messages, redis_state as keys
 
 log = logging.getLogger("bridge.cluster")
 
@@ -31,7 +30,7 @@ def unavailable(what: str) -> errors.BridgeError:
 
 
 class Bus:
-    def __init__(self, url: str, rid: str, handle: Callable[[dict[str, Any]], None],
+    def __init__(self, url: str, rid: str, handle: Callable[[messages.Message], None],
                  on_up: Callable[[], Awaitable[None]], on_down: Callable[[], None]) -> None:
         self.rid = rid
         # Fail fast: a call must not hang on a dead Redis (one retry, for a pooled connection a restarted Redis
@@ -63,12 +62,11 @@ class Bus:
             self.up = False
             self.on_down()
 
-    async def publish(self, rid: str | None, msg: dict[str, Any]) -> int:
+    async def publish(self, rid: str | None, msg: messages.Msg) -> int:
         """Send `msg` to one replica (rid) or to all (None): how many subscribers got it (0: that replica is not
         listening, being dead or reconnecting). Raises cluster_unavailable when Redis is down."""
         try:
-            return int(await self.redis.publish(keys.channel(rid) if rid else keys.ALL,
-                                                json.dumps(msg, separators=(",", ":"))))
+            return int(await self.redis.publish(keys.channel(rid) if rid else keys.ALL, messages.dump(msg)))
         except DOWN as exc:
             self.went_down(exc)
             raise unavailable("sending to another replica") from None
@@ -92,14 +90,15 @@ class Bus:
                     if msg is None or msg.get("type") != "message":
                         continue
                     try:
-                        data = json.loads(msg["data"])
-                    except ValueError:
-                        log.warning("cluster: ignored a malformed message on %s", msg.get("channel"))
+                        data = messages.parse(msg["data"])
+                    except ValidationError as exc:
+                        log.warning("cluster: ignored a malformed message on %s: %s", msg.get("channel"),
+                                    str(exc).splitlines()[0])
                         continue
                     try:
                         self.handle(data)
                     except Exception:  # one bad message must not stop the subscriber
-                        log.exception("cluster: handling %s failed", data.get("t"))
+                        log.exception("cluster: handling %s failed", data.t)
             except asyncio.CancelledError:
                 raise
             except DOWN as exc:

@@ -14,7 +14,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from bridge import errors
-from bridge.cluster import redis_state as keys
+from bridge.cluster import messages as m, redis_state as keys
 from bridge.cluster.bus import DOWN, Bus, unavailable
 from bridge.cluster.mirror import Mirror, RemoteInstance
 from bridge.protocol import ErrorInfo, ResultMsg
@@ -44,17 +44,16 @@ class Calls:
             if exp < now:
                 del self.relay[rid]
 
-    def on_result(self, msg: dict[str, Any]) -> None:
-        self.d.pending.resolve(str(msg.get("id")), ResultMsg.model_validate(msg.get("msg") or {}))
+    def on_result(self, msg: m.Result) -> None:
+        self.d.pending.resolve(msg.id, ResultMsg.model_validate(msg.msg))
 
-    def on_fail(self, msg: dict[str, Any]) -> None:
-        self.d.pending.resolve(str(msg.get("id")), ResultMsg(
-            requestId=str(msg.get("rid")), ok=False,
-            error=ErrorInfo(code=str(msg.get("code") or "page_disconnected"), message=str(msg.get("message")))))
+    def on_fail(self, msg: m.Fail) -> None:
+        self.d.pending.resolve(msg.id, ResultMsg(requestId=msg.rid, ok=False,
+                                                 error=ErrorInfo(code=msg.code, message=msg.message)))
 
     async def send_down(self, owner: str, iid: str, text: str) -> None:
         """A frame for a page another replica owns (RemoteConnection.send)."""
-        if not await self.bus.publish(owner, {"t": "down", "id": iid, "from": self.rid, "text": text}):
+        if not await self.bus.publish(owner, m.Down(id=iid, from_=self.rid, text=text)):
             # Nobody listens on the owner's channel (it died, or is reconnecting to Redis): nothing was sent.
             raise ConnectionError(f"replica {owner} is not listening")
 
@@ -63,11 +62,10 @@ class Calls:
         entry = self.relay.pop(msg.requestId, None)
         if entry is None or entry[1] != iid:
             return False
-        self.d.spawn(self._deliver(entry[0], {"t": "result", "id": iid,
-                                              "msg": msg.model_dump(mode="json", exclude_none=True)}))
+        self.d.spawn(self._deliver(entry[0], m.Result(id=iid, msg=msg.model_dump(mode="json", exclude_none=True))))
         return True
 
-    async def _deliver(self, rid: str, msg: dict[str, Any], patience: float = 5.0) -> None:
+    async def _deliver(self, rid: str, msg: m.Msg, patience: float = 5.0) -> None:
         """A result for a caller that may be re-subscribing (after a Redis blip): retry briefly while nobody
         listens on its channel."""
         deadline = time.monotonic() + patience
@@ -77,13 +75,12 @@ class Calls:
                     return
             except errors.BridgeError as exc:
                 if time.monotonic() > deadline:
-                    log.info("cluster: could not send %s to %s: %s", msg.get("t"), rid, exc)
+                    log.info("cluster: could not send %s to %s: %s", getattr(msg, "t", "?"), rid, exc)
                     return
             await asyncio.sleep(0.1)
 
     def _fail(self, caller: str, iid: str, request_id: str, code: str, text: str) -> None:
-        self.d.spawn(self._deliver(caller, {"t": "fail", "id": iid, "rid": request_id, "code": code,
-                                            "message": text}))
+        self.d.spawn(self._deliver(caller, m.Fail(id=iid, rid=request_id, code=code, message=text)))
 
     async def _write_down(self, inst: Instance, text: str, caller: str, request_id: str | None) -> None:
         try:
@@ -95,8 +92,8 @@ class Calls:
                 self._fail(caller, inst.id, request_id, "page_disconnected",
                            f"Page {inst.id} dropped its connection as the command was sent. Call page_list and retry.")
 
-    def on_down_frame(self, msg: dict[str, Any]) -> None:
-        iid, caller, text = str(msg.get("id")), str(msg.get("from")), str(msg.get("text"))
+    def on_down_frame(self, msg: m.Down) -> None:
+        iid, caller, text = msg.id, msg.from_, msg.text
         try:
             frame = json.loads(text)
         except ValueError:
@@ -127,17 +124,17 @@ class Calls:
     async def forward_up(self, inst: RemoteInstance, data: dict[str, Any]) -> None:
         """Hand a page's message (a result POSTed here, say) to its owner, without its credentials."""
         body = {k: v for k, v in data.items() if k not in ("instanceId", "secret")}
-        await self.bus.publish(inst.owner, {"t": "up", "id": inst.id, "msg": body})
+        await self.bus.publish(inst.owner, m.Up(id=inst.id, msg=body))
 
-    def on_up_message(self, msg: dict[str, Any]) -> None:
+    def on_up_message(self, msg: m.Up) -> None:
         from bridge import protocol
         from bridge.up_messages import handle_up
 
-        inst = self.d.registry.instances.get(str(msg.get("id")))
+        inst = self.d.registry.instances.get(msg.id)
         if inst is None:
             return
         try:
-            up = protocol.parse_up(msg.get("msg") or {})
+            up = protocol.parse_up(msg.msg)
         except protocol.ProtocolError:
             return
         handle_up(self.d, inst, up)

@@ -12,6 +12,7 @@ from typing import Any
 
 from bridge.cluster import redis_state as keys
 from bridge.cluster.bus import DOWN, Bus
+from bridge.cluster.messages import InboxItem, Mark
 from bridge.inbox import Inbox, Item
 
 log = logging.getLogger("bridge.cluster")
@@ -65,20 +66,20 @@ class InboxSync:
             self.bus.went_down(exc)
             self.backlog.append(item)
 
-    def handle(self, msg: dict[str, Any]) -> None:
-        if msg.get("t") == "mark":
-            ids = {int(i) for i in msg.get("ids") or []}
+    def handle(self, msg: InboxItem | Mark) -> None:
+        if isinstance(msg, Mark):
+            ids = set(msg.ids)
             for item in self.inbox.items:
                 if item.id in ids:
-                    item.status = msg.get("status")  # type: ignore[assignment]
+                    item.status = msg.status  # type: ignore[assignment]
             return
-        iid = int(msg.get("id") or 0)
+        iid = msg.id
         if iid <= self.last_id:
             return
         if iid > self.last_id + 1 and self.last_id > 0:
             self.bus_task(self.resync())  # we missed some: read them from the stream (the gap is filled in order)
             return
-        self._append(iid, msg.get("item") or "{}")
+        self._append(iid, msg.item or "{}")
 
     def _append(self, iid: int, raw: str, status: str = "new") -> None:
         try:
@@ -118,6 +119,6 @@ class InboxSync:
         try:
             if ids:
                 await self.bus.redis.hset(keys.INBOX_STATUS, mapping={str(i): status for i in ids})
-            await self.bus.publish(None, {"t": "mark", "ids": ids, "status": status})
+            await self.bus.publish(None, Mark(ids=ids, status=status))
         except Exception as exc:  # cluster_unavailable: the local mark stands
             log.info("cluster: inbox mark not shared: %s", exc)

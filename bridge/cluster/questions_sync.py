@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from bridge.cluster import redis_state as keys
 from bridge.cluster.bus import DOWN, Bus
+from bridge.cluster.messages import QuestionAnswer, QuestionClose, QuestionOpen
 from bridge.questions import Question
 
 if TYPE_CHECKING:
@@ -51,10 +52,10 @@ class QuestionSync:
             if opened:
                 rec = _encode(q, self.rid)
                 await self.bus.redis.hset(QUESTIONS, q.id, json.dumps(rec))
-                await self.bus.publish(None, {"t": "q_open", "q": rec})
+                await self.bus.publish(None, QuestionOpen(q=rec))
             else:
                 await self.bus.redis.hdel(QUESTIONS, q.id)
-                await self.bus.publish(None, {"t": "q_close", "id": q.id})
+                await self.bus.publish(None, QuestionClose(id=q.id))
         except Exception as exc:  # cluster_unavailable: the question still works on this replica
             log.info("cluster: question %s not shared: %s", q.id, exc)
 
@@ -90,48 +91,45 @@ class QuestionSync:
         if entry is None:
             if not qid or len(qid) > 64 or instance_id is None:
                 return False
-            self.d.spawn(self._send(None, {"t": "q_answer", "id": qid, "answer": answer, "via": via,
-                                           "instance": instance_id}))
+            self.d.spawn(self._send(None, QuestionAnswer(id=qid, answer=answer, via=via, instance=instance_id)))
             return True
         q, owner = entry
         if instance_id is not None and q.instance_id != instance_id:
             return False
-        self.d.spawn(self._send(owner, {"t": "q_answer", "id": qid, "answer": answer, "via": via,
-                                        "instance": instance_id}))
+        self.d.spawn(self._send(owner, QuestionAnswer(id=qid, answer=answer, via=via, instance=instance_id)))
         return True
 
-    async def _send(self, owner: str | None, msg: dict[str, Any]) -> None:
+    async def _send(self, owner: str | None, msg: QuestionAnswer) -> None:
         try:
             await self.bus.publish(owner, msg)
         except Exception as exc:
             log.info("cluster: answer not delivered to %s: %s", owner, exc)
 
-    def handle(self, msg: dict[str, Any]) -> None:
-        t = msg.get("t")
-        if t == "q_open":
-            self._open(msg.get("q") or {})
-        elif t == "q_close":
-            entry = self.remote.pop(str(msg.get("id")), None)
+    def handle(self, msg: QuestionOpen | QuestionClose | QuestionAnswer) -> None:
+        if isinstance(msg, QuestionOpen):
+            self._open(msg.q)
+        elif isinstance(msg, QuestionClose):
+            entry = self.remote.pop(msg.id, None)
             if entry is not None and entry[0].open:
                 entry[0].future.cancel()
-        elif t == "q_answer":
+        else:
             self._answered(msg)
 
-    def _answered(self, msg: dict[str, Any]) -> None:
-        q = self.d.questions.by_id.get(str(msg.get("id")))
+    def _answered(self, msg: QuestionAnswer) -> None:
+        q = self.d.questions.by_id.get(msg.id)
         if q is None or not q.open:
             return
-        if msg.get("via") == "cockpit":
-            from bridge.human.questions import settle_from_cockpit
+        if msg.via == "cockpit":
+            from bridge.human.asking import settle_from_cockpit
 
-            settle_from_cockpit(self.d, q, msg.get("answer"))
+            settle_from_cockpit(self.d, q, msg.answer)
             return
         from bridge.human.events import page_event
         from bridge.protocol import EventMsg
 
-        if q.instance_id != str(msg.get("instance")):
+        if q.instance_id != msg.instance:
             return  # not this page's question (a broadcast answer reaches every replica; never sent on again)
-        inst = self.d.lookup(str(msg.get("instance")))
+        inst = self.d.lookup(msg.instance)
         if inst is not None:
             page_event(self.d, inst, EventMsg(type="event", kind="answer", questionId=q.id,
-                                              data={"answer": msg.get("answer")}))
+                                              data={"answer": msg.answer}))

@@ -4,7 +4,7 @@ inbox, and opening source files in the user's editor behind the human's confirma
 from bridge.human.consent import guard, require_consent
 from bridge.human.editor import confine, editor_argv
 from bridge.human.events import page_event
-from bridge.human.questions import ask, dismiss, show_open_questions
+from bridge.human.asking import ask, dismiss, show_open_questions
 
 __all__ = ["ask", "confine", "dismiss", "editor_argv", "guard", "page_event", "require_consent",
            "show_open_questions"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from contextvars import ContextVar
 from typing import Any
 from urllib.parse import urljoin, urlsplit
@@ -10,7 +11,7 @@ from pydantic import BaseModel
 
 from bridge import errors
 from bridge.dispatch import Dispatcher, Target
-from bridge.human.questions import ask, dismiss
+from bridge.human.asking import ask, dismiss
 from bridge.page_commands import COMMAND_TABLE, parse_params, to_wire
 
 CONSENT_ONCE, CONSENT_ORIGIN, CONSENT_DENY = "Allow once", "Allow on this origin", "Deny"
@@ -27,6 +28,8 @@ CONSENT_TEXT = {
                  "Stay on this origin, or ask the human (user_ask) where to go."),
     "submit": ("The agent wants to submit a form in {page} ({origin}).",
                "Ask the human (user_ask) before submitting, or fill the form and let them submit it."),
+    "tool": ("The agent wants to call a tool the page registered (WebMCP) in {page} ({origin}).",
+             "Do not retry the same call; ask them why (user_ask), or use page_snapshot/page_act instead."),
 }
 
 
@@ -99,6 +102,13 @@ def require_enabled(d: Dispatcher, command: str) -> None:
             code="tool_disabled")
 
 
+def tool_call_preview(params: dict[str, Any]) -> str:
+    """What the human is shown before a page tool runs: its name and arguments (the page's own description is not
+    repeated: it is the page's word, not the agent's)."""
+    args = json.dumps(params.get("arguments") or {}, ensure_ascii=False)
+    return f"{params.get('name')}({args if len(args) <= 400 else args[:400] + '…'})"
+
+
 async def guard(d: Dispatcher, target: Target, command: str, given: BaseModel | dict[str, Any] | None,
                 timeout: float) -> BaseModel:
     """Apply `command`'s policy before it runs: refused if its tool is disabled, its params checked (returned as
@@ -119,6 +129,8 @@ async def guard(d: Dispatcher, target: Target, command: str, given: BaseModel | 
             there = browser_join(here, params["url"])
             if origin_of(there) != page_origin(target):
                 await require_consent(d, target, "navigate", f"{here} → {there}")
+    elif kind == "tool":
+        await require_consent(d, target, "tool", tool_call_preview(params))
     elif kind == "submit" and params.get("dryRun") is not True:
         _, check = await d.call_page(target.page_id, "act", {**params, "dryRun": True}, timeout)
         submits = check.get("submits") if isinstance(check, dict) else None

@@ -21,8 +21,10 @@ from bridge.tools.outputs import obj, of_page
 from bridge.tools.page_handle import Page
 
 #: What page_exec(command=…) may name: every command but `record`, which the human's recording tools start (an agent
-#: never starts recording the human's input; bridge/agent/recording.py).
-Command = Literal[tuple(c for c in COMMANDS if c != "record")]  # type: ignore[valid-type]
+#: never starts recording the human's input; bridge/agent/recording.py), and `tools`/`tool_call`: a page's own WebMCP
+#: tools are reached through page_tools / page_call_tool only, whose answers are marked as the page's and whose
+#: arguments are checked against the page's schema (bridge/tools/webmcp.py).
+Command = Literal[tuple(c for c in COMMANDS if c not in ("record", "tools", "tool_call"))]  # type: ignore[valid-type]
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
@@ -133,11 +135,13 @@ async def page_find(page: Page, params: m.FindParams) -> dict[str, Any]:
     """Find elements by text, regex, role and/or selector: refs with role, name, context."""
     if not any((params.ref, params.text, params.regex, params.role, params.selector)):
         raise errors.BridgeError("Give at least one of ref, text, regex, role or selector.", code="invalid_argument")
+    if params.ref:
+        page, params = in_frame(page, params)  # a cut line inside a frame names its ref as 'f0:e3'
     found = await page.call("find", params, QUICK)
     return {"pageId": page.page_id, **found}
 
 
-P = TypeVar("P", m.ActParams, m.WaitParams, m.ElementParams, m.ScreenshotParams)
+P = TypeVar("P", m.ActParams, m.WaitParams, m.ElementParams, m.ScreenshotParams, m.FindParams)
 
 
 def in_frame(page: Page, params: P) -> tuple[Page, P]:

@@ -10,6 +10,7 @@ from pydantic import BaseModel
 if TYPE_CHECKING:
     from bridge.dispatch import Dispatcher, Target
     from bridge.settings import Settings
+    from bridge.webmcp import WebTools
 
 #: A ref from a snapshot with includeFrames ('f0:e3@ab') names the frame it lives in.
 FRAME_REF = re.compile(r"^(f\d+):(e\d+(?:@[a-z]{2})?)$")
@@ -33,6 +34,11 @@ class Page:
     @property
     def settings(self) -> Settings:
         return self._d.settings
+
+    @property
+    def web_tools(self) -> WebTools:
+        """The WebMCP tools pages registered, as the bridge keeps them (bridge/webmcp.py)."""
+        return self._d.webtools
 
     @property
     def skills(self) -> Any:
@@ -68,7 +74,7 @@ class Page:
 
     async def ask(self, kind: Any, text: str, choices: list[str] | None, wait: float) -> tuple[Any, bool]:
         """Show a question in this page's tab and wait (bounded): (question, answered in time)."""
-        from bridge.human.questions import ask
+        from bridge.human.asking import ask
 
         return await ask(self._d, self.target, kind, text, choices, wait=wait)
 

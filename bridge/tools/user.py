@@ -2,7 +2,7 @@
 and talks to that page's tab.
 
 user_notify is its command's params (`notify`); user_ask is not the `ask` command's (that is the bridge's plumbing
-for question cards, bridge/human/questions.py): it takes a question and waits for the answer."""
+for question cards, bridge/human/asking.py): it takes a question and waits for the answer."""
 
 from typing import Annotated, Any, Literal
 

@@ -101,7 +101,7 @@
   function pageRow(p) {
     const tr = el('tr', { 'data-page': p.pageId });
     const page = el('td');
-    page.append(el('div', { class: 'title' }), el('div', { class: 'url mono' }));
+    page.append(el('div', { class: 'title' }), el('div', { class: 'url mono' }), el('div', { class: 'tools' }));
     const st = el('td');
     st.append(el('span', { class: 'state' }));
     tr.append(el('td', { class: 'mono' }, p.pageId), page, st, el('td', { class: 'attach' }), el('td', { class: 'channel' }),
@@ -116,6 +116,9 @@
     if (tr.className !== cls) tr.className = cls;
     setText(/** @type {Element} */ (tr.querySelector('.title')), p.title || '(untitled)');
     setText(/** @type {Element} */ (tr.querySelector('.url')), p.url || '');
+    // the tools the page registered itself (WebMCP): their names are the page's words, shown as text only
+    const tools = Array.isArray(p.tools) ? p.tools : [];
+    setText(/** @type {Element} */ (tr.querySelector('.tools')), tools.length ? plural(tools.length, 'page tool') + ': ' + tools.join(', ') : '');
     setText(/** @type {Element} */ (tr.querySelector('.state')), p.state + (p.crossOrigin ? ' · cross-origin' : ''));
     setText(/** @type {Element} */ (tr.querySelector('.attach')), p.attach || '');
     setText(/** @type {Element} */ (tr.querySelector('.channel')), p.channel || '—');

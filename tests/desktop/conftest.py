@@ -52,6 +52,13 @@ class Desk:
     def launch(self, argv: list[str] | None = None, *extra: str) -> dict[str, Any]:
         return self("desktop_launch_app", argv=[*(argv or GTK_APP), *extra])
 
+    def wait_accessible(self, pid: int, timeout: float = 30) -> None:
+        """Until the app's accessibility tree is registered (a loaded machine can take longer than launch's grace)."""
+        from tests.support import wait_until
+
+        wait_until(lambda: pid in self.service.run_sync(lambda b: b.accessible_pids()), timeout,
+                   what=f"pid {pid}'s accessibility tree")
+
     def marker(self) -> str | None:
         b = self.service.backend
         return f"{MARKER}={b.session.env[MARKER]}" if b is not None and b.session is not None else None

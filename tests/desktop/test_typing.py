@@ -27,6 +27,7 @@ def launched(desk) -> Iterator[Any]:
     def start(argv: list[str]) -> dict[str, Any]:
         got = desk("desktop_launch_app", argv=argv, timeout=30)
         pids.append(got["app"]["pid"])
+        desk.wait_accessible(got["app"]["pid"])
         return got["windows"][0]
 
     yield start

@@ -39,7 +39,7 @@ def launch(wdesk) -> Iterator[Any]:
     def start(argv: list[str]) -> dict[str, Any]:
         got = wdesk("desktop_launch_app", argv=argv, timeout=30)
         pids.append(got["app"]["pid"])
-        assert got["accessible"] is True, got
+        wdesk.wait_accessible(got["app"]["pid"])
         return got["windows"][0]
 
     yield start
@@ -113,3 +113,51 @@ def test_windows_on_sway_move_and_resize_through_ipc_and_recording_says_it_is_no
     assert inside(out["point"], moved["window"]["bounds"])
     err = wdesk.error("desktop_start_recording")
     assert err.code == "not_available" and "Wayland" in str(err)
+
+
+def test_a_bridge_inside_a_sway_session_picks_wayland_itself_and_acts_there_once_the_human_consents(
+        tmp_path_factory):
+    """The human's session is a headless sway the test starts; the bridge runs inside it (WAYLAND_DISPLAY and SWAYSOCK
+    set, no backend named), attached: it looks at once, and clicks only after the cockpit grants input."""
+    import httpx
+
+    from bridge.desktop.wayland import session as wl
+    from tests.support import BridgeProcess, McpSession, ok, text_of
+
+    human, _ = wl.start_private((1024, 768), "dbg-desktop")
+    env = {k: human.env[k] for k in ("WAYLAND_DISPLAY", "SWAYSOCK", "XDG_RUNTIME_DIR", "DBUS_SESSION_BUS_ADDRESS")}
+    bridge = BridgeProcess(tmp_path_factory.mktemp("sway-attached"), env={
+        **env, "DISPLAY": "", "DBG_DESKTOP_ENABLED": "1", "DBG_DESKTOP_DISPLAY": "wayland",
+        "DBG_DESKTOP_ALLOW": "galculator"}).start()
+    mcp = McpSession(bridge.mcp_url, bridge.token)
+    http = httpx.Client(base_url=bridge.base, timeout=15)
+    try:
+        status = ok(mcp.call("desktop_status"))
+        assert status["backend"] == "wayland" and status["mode"] == "attached"
+        assert status["input"] == "needs the human's consent" and "not watched" in status["humanInput"]
+        refused = mcp.call("desktop_launch_app", {"argv": ["galculator"]})
+        assert refused.is_error and "[consent_required]" in text_of(refused)
+        http.get("/")
+        assert http.post("/cockpit/desktop/consent", json={"granted": True, "minutes": 5},
+                         headers={"Origin": bridge.base}).is_success
+        app = ok(mcp.call("desktop_launch_app", {"argv": ["galculator"], "timeout": 30}))
+        win = app["windows"][0]["id"]
+        ok(mcp.call("desktop_wait_for_element", {"target": {"role": "button", "name": "="}, "window": win,
+                                                 "timeout": 30}))
+        for name in ("4", "+", "5", "="):
+            out = ok(mcp.call("desktop_click", {"target": {"role": "button", "name": name}, "window": win}))
+            assert out["input"] == "pointer", out
+
+        def display() -> str:
+            found = ok(mcp.call("desktop_find_elements", {"target": {"role": "text"}, "window": win}))["matches"]
+            return (found[0].get("value") or "").strip() if found else ""
+
+        wait_until(lambda: display() == "9", 5, what="4 + 5 = 9 in the human's session")
+        shot = mcp.call("desktop_screenshot", {"window": win})
+        assert not shot.is_error and shot.content[0].mime_type == "image/png"
+        ok(mcp.call("desktop_quit_app", {"pid": app["app"]["pid"]}))
+    finally:
+        http.close()
+        mcp.close()
+        bridge.stop()
+        human.stop()

@@ -92,8 +92,7 @@ def test_keep_zero_keeps_only_the_current_file(tmp_path):
 def test_records_fan_out_to_live_listeners_and_stay_in_memory_without_a_file(tmp_path):
     async def main():
         audit = Audit(None)
-        queue: asyncio.Queue = asyncio.Queue(maxsize=1)
-        audit.listeners.append(queue)
+        queue = audit.listen(maxsize=1)
         audit.human("consent", "5173/host", decision="Deny", via="cockpit")
         audit.human("consent", "5173/host", decision="Allow once", via="page")  # the full queue drops, never blocks
         return queue.get_nowait(), list(audit.recent)

@@ -15,8 +15,9 @@ ROOT = Path(__file__).resolve().parents[2]
 RECIPE = {"model": "bridge/page_commands.py", "client": "inject/commands.js", "tool": "bridge/tools/page.py",
           "test": "tests/inmemory/test_page_tools.py"}
 #: Tools that own a command without being a thin front for it: page_exec runs any command (eval by code),
-#: user_ask asks a question and waits (the `ask` command is the bridge's plumbing for question cards).
-NOT_FLAT = {"page_exec", "user_ask"}
+#: user_ask asks a question and waits (the `ask` command is the bridge's plumbing for question cards), page_tools and
+#: page_call_tool front the page's own tools (their arguments are the page's schema, checked in the bridge).
+NOT_FLAT = {"page_exec", "user_ask", "page_tools", "page_call_tool"}
 
 
 def recipe() -> list[str]:
@@ -44,12 +45,13 @@ def test_every_command_has_an_entry_in_the_client_part():
 
 def test_every_owning_tool_takes_its_commands_params_model_and_is_tested():
     tools = {t.name: t for t in TOOLS}
-    tests = (ROOT / RECIPE["test"]).read_text() + (ROOT / "tests/inmemory/test_human_loop.py").read_text()
+    tests = "".join((ROOT / "tests/inmemory" / name).read_text()
+                    for name in ("test_page_tools.py", "test_human_loop.py", "test_webmcp.py"))
     for cmd in COMMAND_TABLE.values():
         if cmd.tool is None:
             continue
         tool = tools[cmd.tool]
-        assert tool.handler.__module__ in ("bridge.tools.page", "bridge.tools.user"), cmd.tool
+        assert tool.handler.__module__ in ("bridge.tools.page", "bridge.tools.user", "bridge.tools.webmcp"), cmd.tool
         assert f'"{cmd.tool}"' in tests or f'"{cmd.name}"' in tests, f"{cmd.tool} has no in-memory test"
         if cmd.tool in NOT_FLAT:
             continue

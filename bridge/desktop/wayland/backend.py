@@ -20,7 +20,7 @@ from bridge.desktop.backend import Shot
 from bridge.desktop.errors import DesktopError
 from bridge.desktop.keys import KEY_ALIASES, MODIFIERS
 from bridge.desktop.wayland import session as sessions
-from bridge.desktop.wayland.ipc import Ipc
+from bridge.desktop.wayland.ipc import GET_SEATS, Ipc
 
 BUTTONS = {"left": "button1", "middle": "button2", "right": "button3"}
 #: desktop key names -> wtype's modifier names
@@ -87,7 +87,10 @@ class WaylandBackend:
             from bridge.desktop.wayland.devices import VirtualDevices
 
             env = self.session.env
-            if self.session.private:  # a real session's seat has devices of its own
+            seats = self.ipc.call(GET_SEATS)
+            if self.session.private or not all(s.get("capabilities", 0) & 3 == 3 for s in seats):
+                # a seat without a pointer and a keyboard (a headless compositor) gets virtual ones; a real
+                # session's seat has devices of its own
                 self.devices = VirtualDevices(env.get("XDG_RUNTIME_DIR", ""), env["WAYLAND_DISPLAY"], (w, h))
         except BaseException:
             self.stop()
@@ -140,7 +143,8 @@ class WaylandBackend:
                 "monitors": [{"name": o["name"], **o["rect"]} for o in self._ipc().outputs() if o.get("active")],
                 "windowManager": f"sway {version.get('human_readable', '')}".strip(),
                 "accessibility": importlib.util.find_spec("gi") is not None, "ocr": ocr.available(),
-                "input": "sway seat + wtype"}
+                "input": "sway seat + wtype",
+                "humanInput": "not watched: a Wayland client sees no other client's input (X11 only)"}
 
     # ---- windows -----------------------------------------------------------------------------
 

@@ -10,7 +10,7 @@ from typing import Any
 from bridge.desktop.errors import DesktopError
 
 MAGIC = b"i3-ipc"
-RUN_COMMAND, GET_WORKSPACES, GET_OUTPUTS, GET_TREE, GET_VERSION = 0, 1, 3, 4, 7
+RUN_COMMAND, GET_WORKSPACES, GET_OUTPUTS, GET_TREE, GET_VERSION, GET_SEATS = 0, 1, 3, 4, 7, 101
 HEADER = struct.Struct("=6sII")
 
 

@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 from bridge.cluster import redis_state as keys
 from bridge.cluster.bus import DOWN, Bus
+from bridge.cluster.messages import ReplicaDown
 
 log = logging.getLogger("bridge.cluster")
 
@@ -96,6 +97,6 @@ class Liveness:
         """A clean stop: say so at once, so callers need not wait for the key to expire."""
         try:
             await self.bus.redis.delete(keys.replica_key(self.rid))
-            await self.bus.publish(None, {"t": "replica_down", "rid": self.rid})
+            await self.bus.publish(None, ReplicaDown(rid=self.rid))
         except Exception:  # best effort on the way out
             pass

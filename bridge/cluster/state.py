@@ -19,14 +19,14 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from bridge import errors
-from bridge.cluster import index, redis_state as keys
+from bridge.cluster import index, messages as m, redis_state as keys
 from bridge.cluster.approvals import SharedApprovals
 from bridge.cluster.calls import Calls
 from bridge.cluster.bus import DOWN, Bus, unavailable
 from bridge.cluster.inbox_sync import InboxSync
 from bridge.cluster.mirror import Mirror, RemoteInstance
 from bridge.cluster.questions_sync import QuestionSync
-from bridge.cluster.replica import Liveness
+from bridge.cluster.liveness import Liveness
 from bridge.protocol import RegisterRequest
 from bridge.registry import Instance, Registry, check_claims, port_of, tab_slice
 
@@ -402,31 +402,28 @@ class Cluster:
 
     # ---- the bus --------------------------------------------------------------------------------------------
 
-    def _handle(self, msg: dict[str, Any]) -> None:
-        t = msg.get("t")
-        if t == "result":
+    def _handle(self, msg: m.Message) -> None:
+        if isinstance(msg, m.Result):
             self.calls.on_result(msg)
-        elif t == "down":
+        elif isinstance(msg, m.Down):
             self.calls.on_down_frame(msg)
-        elif t == "page":
-            iid, owner = str(msg.get("id")), str(msg.get("owner"))
-            self.mirror.dead.discard(owner)  # it just wrote this: it is alive
-            self.mirror.apply(iid, owner, int(msg.get("epoch") or 0), str(msg.get("state")),
-                              float(msg.get("since") or 0), msg.get("info"))
-            self._check_moved(iid, owner, int(msg.get("epoch") or 0))
-        elif t == "gone":
-            if msg.get("owner") != self.rid:
-                self.mirror.drop(str(msg.get("id")))
-        elif t == "fail":
+        elif isinstance(msg, m.Page):
+            self.mirror.dead.discard(msg.owner)  # it just wrote this: it is alive
+            self.mirror.apply(msg.id, msg.owner, msg.epoch, msg.state, msg.since, msg.info)
+            self._check_moved(msg.id, msg.owner, msg.epoch)
+        elif isinstance(msg, m.Gone):
+            if msg.owner != self.rid:
+                self.mirror.drop(msg.id)
+        elif isinstance(msg, m.Fail):
             self.calls.on_fail(msg)
-        elif t == "up":
+        elif isinstance(msg, m.Up):
             self.calls.on_up_message(msg)
-        elif t == "replica_down":
-            if msg.get("rid") != self.rid:
-                self._owner_died(str(msg.get("rid")))
-        elif t in ("inbox", "mark"):
+        elif isinstance(msg, m.ReplicaDown):
+            if msg.rid != self.rid:
+                self._owner_died(msg.rid)
+        elif isinstance(msg, (m.InboxItem, m.Mark)):
             self.inbox.handle(msg)
-        elif t in ("q_open", "q_close", "q_answer"):
+        elif isinstance(msg, (m.QuestionOpen, m.QuestionClose, m.QuestionAnswer)):
             self.questions.handle(msg)
-        elif t == "approval":
+        elif isinstance(msg, m.Approval):
             self.approvals.handle(msg)

@@ -1,0 +1,59 @@
+"""How a replayed step finds its target: role + name first, then text, then selector, the first way that finds
+exactly one element wins; several everywhere (or none after waiting) fails the step saying what each way found and
+what the page has instead."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from bridge.agent.skill_replay import StepFailed, match, run_page_step
+from bridge.agent.skills import Step, Target
+from tests.support import run_async
+
+SAVE = Target(role="button", name="Save", text="Save changes", selector="#save", tag="button")
+
+
+class FakePage:
+    """Answers find by which way it was asked (role+name, text, selector); records the calls."""
+
+    page_id = "1/host"
+
+    def __init__(self, totals: dict[str, int]) -> None:
+        self.totals, self.calls = totals, []
+
+    def frame(self, frame_id: str) -> FakePage:
+        return self
+
+    async def call(self, command: str, params: dict[str, Any], timeout: float) -> Any:
+        self.calls.append((command, params))
+        if command == "wait":
+            return {"met": True, "ms": 0}
+        way = "role" if "role" in params and "text" in params else "text" if "text" in params else \
+            "selector" if "selector" in params and params["selector"] != "button" else "nearby"
+        n = self.totals.get(way, 0) if way != "nearby" else 2
+        names = ["Save", "Save"] if way != "nearby" else ["Cancel", "Delete"]
+        return {"total": n, "matches": [{"ref": f"e{i}", "name": names[i % 2]} for i in range(n)], "more": False}
+
+
+def test_the_first_way_that_finds_exactly_one_element_wins():
+    page = FakePage({"role": 2, "text": 1, "selector": 1})
+    ref, seen = run_async(match(page, SAVE, 1))
+    assert ref == "e0" and seen == ["role button named 'Save': 2 ('Save', 'Save')"]
+    assert [p for c, p in page.calls] == [{"role": "button", "text": "Save", "exact": True, "limit": 5},
+                                          {"text": "Save changes", "exact": True, "limit": 5}]
+
+
+@pytest.mark.parametrize(("totals", "says"), [
+    ({"role": 2, "text": 3, "selector": 2}, "matched several elements"),
+    ({}, "matched nothing"),
+])
+def test_several_everywhere_or_none_fails_the_step_naming_what_it_saw(totals, says):
+    page = FakePage(totals)
+    with pytest.raises(StepFailed) as err:
+        run_async(run_page_step(page, Step(action="click", target=SAVE), {}))  # type: ignore[arg-type]
+    text = str(err.value)
+    assert says in text and "looked for role button named 'Save'" in text and "selector '#save'" in text
+    assert "buttons on the page: 'Cancel', 'Delete'" in text
+    assert ("wait", {"timeout": pytest.approx(10, abs=1), "text": "Save", "exact": True}) in page.calls
