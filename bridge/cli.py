@@ -47,7 +47,9 @@ def _add_settings_flags(parser: argparse.ArgumentParser, only: set[str] | None =
         if (only is not None and name not in only) or is_table(name):
             continue
         flag = "--" + name.replace("_", "-")
-        help_ = f"{MEANING.get(cmd, {}).get(name, field.description)} [env {ENV_PREFIX}{name.upper()}]"
+        # argparse formats help with %: a description's own % (e.g. "75 %") must be doubled
+        meaning = MEANING.get(cmd, {}).get(name, field.description) or ""
+        help_ = f"{meaning.replace('%', '%%')} [env {ENV_PREFIX}{name.upper()}]"
         if field.annotation is bool:
             parser.add_argument(flag, dest=name, action="store_const", const=True, default=None, help=help_)
         elif is_list(name):

@@ -202,3 +202,25 @@ def test_a_batch_of_fills_answers_a_short_line_each_and_a_submit_waits_for_its_r
     assert sent["requests"]["started"] == 1 and sent["requests"]["settled"], sent
     assert any("Saved 5 fields for Rex" in line for line in sent["changed"]), sent  # the answer has the result
     assert any("Adopt another" in line for line in sent["changed"]), sent  # and what appeared because of it
+
+
+# ---- AG Grid (the reading corpus' virtualised grid): a scroll over a cell moves the grid, as a wheel does ----------
+
+def test_scroll_over_a_virtualised_grid_cell_scrolls_the_grid_like_a_wheel(corpus, context, mcp):
+    assert (APPS / "ag-grid" / "node_modules").is_dir(), "run ./scripts/test.sh (npm ci in e2e/apps/ag-grid)"
+    page = open_page(context, corpus.url("ag-grid/index.html"))
+    page.wait_for_function("window.gridApi && document.querySelector('.ag-row')")
+    got = act(mcp, page, action="scroll", text="Model 2", exact=True, value="600")
+    assert "effect" not in got and got["done"][0]["scrolled"]["dy"] > 0, got
+    agent_first = page.evaluate("gridApi.getFirstDisplayedRowIndex()")
+    assert agent_first > 2  # the grid's own state: rows further down are the ones it renders now (10 kept above)
+    assert got["done"][0]["scrolled"]["element"].startswith("div.ag-body-viewport")
+
+    baseline = context.new_page()
+    baseline.goto(corpus.url("ag-grid/index.html"))
+    baseline.wait_for_function("window.gridApi && document.querySelector('.ag-row')")
+    box = baseline.get_by_text("Model 2", exact=True).bounding_box()
+    baseline.mouse.move(box["x"] + 5, box["y"] + 5)
+    baseline.mouse.wheel(0, 600)
+    baseline.wait_for_function("gridApi.getFirstDisplayedRowIndex() > 2")
+    assert baseline.evaluate("gridApi.getFirstDisplayedRowIndex()") == agent_first  # the same rows as a real wheel

@@ -22,7 +22,7 @@ PAGE = "material-web/index.html"
 @pytest.fixture(scope="module")
 def desktop_bridge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BridgeProcess]:
     proc = BridgeProcess(tmp_path_factory.mktemp("acting-desktop"),
-                         env={"DBG_DESKTOP_ALLOW": CHROMIUM, "DBG_DESKTOP_BROWSER": CHROMIUM,
+                         env={"DBG_DESKTOP_ENABLED": "1", "DBG_DESKTOP_ALLOW": CHROMIUM, "DBG_DESKTOP_BROWSER": CHROMIUM,
                               "DBG_DESKTOP_SIZE": "1280x800"}).start()
     yield proc
     proc.stop()

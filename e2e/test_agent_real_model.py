@@ -73,6 +73,8 @@ def test_a_real_model_drives_a_run_through_the_bridge_until_a_budget_ends_it(lla
         calls = of(events, "model_call")
         # the model answered through the real server: real token counts on every call
         assert calls and all(c["prompt_tokens"] > 0 and c["completion_tokens"] > 0 for c in calls), calls
+        # a call's answer went back and the model was asked again (unless the wall-time budget ended the first one)
+        assert len(calls) >= 2 or "wall-time" in end["summary"], end
         # every call the model made to a bridge tool reached the bridge and got a result back
         started = [e["step"] for e in of(events, "tool_call") if e.get("step")]
         answered = [e["step"] for e in of(events, "tool_result") if e.get("step")]

@@ -1,7 +1,7 @@
 """Memory and skills inside runs, against the agent loop with its scripted model (e2e/scripted_model.py: a fixture
 for the loop's logic, not evidence the agent does real tasks): a run's failed and working steps become facts for
-its origin, the next run's planner prompt carries them (marked as page data), `memory list/forget` (CLI) and
-/v1/memory show and remove them; a skill recorded for the origin is offered to a run as a tool and replayed through
+its origin, the next run's planner prompt carries them (marked as page data), what the human says in a takeover is
+remembered, `memory list/forget` (CLI) and /v1/memory show and remove them; a skill recorded for the origin is offered to a run as a tool and replayed through
 the run's own path; a done run is saved as a skill (POST /v1/skills/NAME/from-run, what `run --save-skill` calls)
 and replays."""
 
@@ -132,3 +132,23 @@ def test_run_save_skill_keeps_a_done_run_as_a_skill_from_the_terminal(model, api
     assert shown["steps"] == [{"action": "click", "target": {"role": "", "name": "", "text": "", "selector": "#more",
                                                              "tag": ""}, "frame": "host", "after": 0.0}]
     assert shown["source"].startswith("run:r")
+
+
+def test_what_the_human_says_in_a_takeover_is_remembered_for_the_origin(model, api, app_page):
+    def policy(req: Req):
+        def then(r: Req):
+            if not r.called("pause_for_human"):
+                return call("pause_for_human", reason="where is export?", question="Where is Export?")
+            return call("finish", summary="told where")
+        return verdict_or(req, ["Ask the human"], then)
+
+    model.policies["takeover-mem"] = policy
+    run_id = api.start("Find the export", model="takeover-mem")
+    paused = api.events(run_id, until="human")[-1]
+    r = api.post(f"/v1/runs/{run_id}/resume", {"action": "resume", "note": "Export is under the ⋯ menu, top right"})
+    assert r.status_code == 200, r.text
+    assert done(api.events(run_id, after=paused["seq"]))["state"] == "done"
+    facts = api.http.get("/v1/memory", params={"scope": app_page.evaluate("location.origin")}).json()["facts"]
+    said = [f for f in facts if f["source"] == "human"]
+    assert said and said[0]["text"] == "the human said: Export is under the ⋯ menu, top right"
+    assert said[0]["run"] == run_id and said[0]["kind"] == "affordance"

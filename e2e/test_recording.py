@@ -81,6 +81,13 @@ def test_record_in_the_terminal_stop_in_the_panel_then_replay_with_a_secret(brid
     trace = out.rsplit("trace ", 1)[1].strip()
     assert "hunter22" not in open(trace).read() and "hunter22" not in bridge.audit(raw=True)
     assert any(r.get("tool") == "page_act" for r in bridge.audit())  # each replayed step is audited
+    # the skill run is one of the runs the terminal lists and prints, like an agent run
+    run_id = os.path.basename(trace).removesuffix(".jsonl")
+    runs = [sys.executable, "-m", "bridge", "runs", "--config-dir", str(bridge.config_dir)]
+    assert run_id in subprocess.run(runs, cwd=ROOT, capture_output=True, text=True, timeout=30).stdout
+    shown = subprocess.run([*runs[:4], "show", run_id, *runs[4:]], cwd=ROOT, capture_output=True, text=True,
+                           timeout=30).stdout
+    assert f"run {run_id}: skill sign-in" in shown and "DONE: 7 steps; text 'Welcome, grace@example.com" in shown
 
 
 def test_the_panel_record_card_starts_a_recording(bridge, dev, context):

@@ -25,7 +25,7 @@ function shortName(el) {
   let s = el.tagName.toLowerCase();
   if (el.id) return s + '#' + el.id;
   const cls = typeof el.className === 'string' ? el.className.trim().split(/\s+/).filter(Boolean) : [];
-  if (cls.length) s += '.' + cls.slice(0, 2).join('.');
+  if (cls.length) return s + '.' + cls.slice(0, 2).join('.');
   const text = clip((el.textContent || '').replace(/\s+/g, ' ').trim(), 40);
   return text ? s + ' ' + JSON.stringify(text) : s;
 }
@@ -87,6 +87,27 @@ function reaches(el, hit) {
   return deepContains(hit, el) && getComputedStyle(el).pointerEvents === 'none';
 }
 
+/** CSS properties whose animation moves or resizes what they are on. */
+const MOVING_PROPS = /^(transform|translate|rotate|scale|top|left|right|bottom|inset|width|height|margin|padding)/;
+
+/** A running CSS transition or animation that moves el (on el or an element around it), or null: the box can be the
+ * same two frames running at the slow end of an ease-out while the app still waits for the transition's end
+ * (Bootstrap's modal ignores clicks until then). @param {Element} el */
+function movingAnimation(el) {
+  if (typeof document.getAnimations !== 'function') return null;
+  for (const anim of document.getAnimations()) {
+    if (anim.playState !== 'running') continue;
+    const effect = /** @type {KeyframeEffect|null} */ (anim.effect);
+    const on = effect && effect.target;
+    if (!on || !(on === el || deepContains(on, el))) continue;
+    const t = /** @type {any} */ (anim).transitionProperty;
+    const props = t ? [String(t)] : effect.getKeyframes().flatMap((k) => Object.keys(k));
+    const prop = props.map((p) => p.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())).find((p) => MOVING_PROPS.test(p));
+    if (prop) return { prop, on, kind: t ? 'transition' : 'animation' };
+  }
+  return null;
+}
+
 /** @param {DOMRect} r */
 const boxText = (r) => Math.round(r.x) + ',' + Math.round(r.y) + ' ' + Math.round(r.width) + '×' + Math.round(r.height);
 
@@ -123,6 +144,11 @@ function checkOnce(el, kind, state) {
     if (!prev || prev.x !== r.x || prev.y !== r.y || prev.width !== r.width || prev.height !== r.height) {
       return { code: 'not_stable', message: name + ' is still moving or resizing (' + (prev ? 'its box went from ' + boxText(prev) + ' to ' + boxText(r) : 'box ' + boxText(r)) +
         '): an animation or transition is running. Wait and retry, or pass force: true to act on it mid-move.' };
+    }
+    const moving = movingAnimation(el);
+    if (moving) {
+      return { code: 'not_stable', message: name + ' is still moving: a CSS ' + moving.kind + ' of ' + moving.prop + ' on ' + shortName(moving.on) +
+        ' is running. Wait and retry, or pass force: true to act on it mid-move.' };
     }
   }
   if (checks.includes('enabled') && isDisabled(el)) {

@@ -94,6 +94,8 @@ def _call_words(call: dict[str, Any] | None) -> str:
     if not call:
         return "a step"
     args = call.get("args") or {}
+    if not isinstance(args, dict):  # a skill run's step, already in words
+        return f"{call.get('tool', '')} {str(args)[:120]}".strip()
     target = next((f"{k} {str(args[k])[:80]!r}" for k in ("text", "selector", "url", "name") if args.get(k)), "")
     return " ".join(x for x in (str(call.get("tool", "")), str(args.get("action") or ""), target) if x)
 

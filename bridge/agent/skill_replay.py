@@ -152,13 +152,15 @@ async def replay(skill: Skill, values: dict[str, str], trace: Trace, page: Page 
     """Run every step, then check the stop condition; raises StepFailed (with the steps that ran) on the first miss."""
     secrets = {p.name for p in skill.params if p.secret}
     shown = {k: ("••••" if k in secrets else v) for k, v in values.items()}
-    trace.event("run_start", kind="skill", skill=skill.name, revision=skill.revision, params=shown,
-                pageId=page.page_id if page else None, scope=skill.scope)
+    trace.event("run_start", kind="skill", task=f"skill {skill.name} (revision {skill.revision})", model=None,
+                skill=skill.name, revision=skill.revision, params=shown, pageId=page.page_id if page else None,
+                scope=skill.scope, trace=str(trace.path))
     started = time.perf_counter()
     done: list[str] = []
     for i, step in enumerate(skill.steps, 1):
         line = show_step(step, values, secrets)
-        trace.event("tool_call", step=i, action=step.action, line=line, frame=step.frame,
+        tool = step.tool if step.action == "tool" else "page_navigate" if step.action == "goto" else "page_act"
+        trace.event("tool_call", step=i, tool=tool, args=line, action=step.action, line=line, frame=step.frame,
                     target=step.target.model_dump() if step.target else None)
         t0 = time.perf_counter()
         try:
@@ -174,22 +176,25 @@ async def replay(skill: Skill, values: dict[str, str], trace: Trace, page: Page 
                 result = await run_page_step(page, step, values, audit)
         except BridgeError as exc:
             ms = round((time.perf_counter() - t0) * 1000, 1)
-            trace.event("tool_result", step=i, ok=False, ms=ms, error=str(exc), code=exc.code, line=line,
-                        target=step.target.model_dump() if step.target else None)
+            trace.event("tool_result", step=i, tool=tool, ok=False, ms=ms, error=str(exc), text=str(exc),
+                        code=exc.code, line=line, target=step.target.model_dump() if step.target else None)
             ran = "; ".join(f"{n}. {d}" for n, d in enumerate(done, 1)) or "none"
             detail = exc.args[0] if isinstance(exc, StepFailed) else str(exc)
             err = StepFailed(f"Step {i} of {len(skill.steps)} ({line}) {detail} Steps that ran: {ran}. "
                              f"Fix the page or the step (`dbg-bridge skill edit {skill.name}`), or record it again.")
-            trace.event("run_done", state="failed", steps=len(done), failed_step=i, error=str(err),
-                        ms=round((time.perf_counter() - started) * 1000, 1))
+            trace.event("run_done", state="failed", steps=len(done), failed_step=i, error=str(err), summary=str(err),
+                        totals={"steps": i}, ms=round((time.perf_counter() - started) * 1000, 1),
+                        seconds=round(time.perf_counter() - started, 2))
             raise err from None
-        trace.event("tool_result", step=i, ok=True, ms=round((time.perf_counter() - t0) * 1000, 1), line=line,
+        trace.event("tool_result", step=i, tool=tool, ok=True, ms=round((time.perf_counter() - t0) * 1000, 1),
+                    line=line, text=line,
                     target=step.target.model_dump() if step.target else None,
                     url=result.get("url") if isinstance(result, dict) else None)
         done.append(line)
     checked = await check_until(skill, values, page, desktop)
     trace.event("run_done", state="done", steps=len(done), until=checked,
-                ms=round((time.perf_counter() - started) * 1000, 1))
+                summary=f"{len(done)} steps" + (f"; {checked}" if checked else ""), totals={"steps": len(done)},
+                ms=round((time.perf_counter() - started) * 1000, 1), seconds=round(time.perf_counter() - started, 2))
     return {"skill": skill.name, "revision": skill.revision, "state": "done", "steps": done, "until": checked,
             "ms": round((time.perf_counter() - started) * 1000, 1)}
 

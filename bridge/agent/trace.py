@@ -62,5 +62,6 @@ def history(config_dir: Path, limit: int = 50) -> list[dict[str, Any]]:
     folder = runs_dir(config_dir)
     if not folder.is_dir():
         return []
-    files = sorted(folder.glob("r*.jsonl"), reverse=True)[:limit]
+    # agent runs (r…) and skill runs (skill-…), newest first
+    files = sorted(folder.glob("*.jsonl"), key=lambda f: f.stat().st_mtime, reverse=True)[:limit]
     return [row for f in files if (row := summary(f)) is not None]
