@@ -10,6 +10,25 @@ import pytest
 from tests.support import CHROMIUM, CHROMIUM_ARGS, BridgeProcess, DevServer, McpSession
 
 
+ROOT = Path(__file__).resolve().parent
+#: The tiers in the order they run: the in-process ones first (unit, in-memory: plain async tests on anyio), then the
+#: ones that drive real processes (the desktop, e2e). Sync Playwright keeps its event loop running on the main thread
+#: from the first test that opens Chromium to the end of the session, and anyio cannot start a loop beside it, so an
+#: in-memory test collected after a desktop test (tests/desktop sorts first) failed "Cannot run the event loop while
+#: another loop is running".
+TIERS = ("tests/unit", "tests/inmemory", "tests/desktop", "e2e")
+
+
+def _tier(item: pytest.Item) -> int:
+    rel = Path(str(item.path)).resolve().relative_to(ROOT).as_posix() if ROOT in Path(str(item.path)).resolve().parents else ""
+    return next((i for i, tier in enumerate(TIERS) if rel.startswith(tier + "/")), len(TIERS))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    items.sort(key=_tier)  # stable: each tier keeps its own order
+
+
 @pytest.fixture(scope="session")
 def bridge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BridgeProcess]:
     proc = BridgeProcess(tmp_path_factory.mktemp("bridge")).start()
