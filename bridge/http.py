@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse
 
@@ -36,3 +39,15 @@ async def read_body(request: Request, limit: int) -> bytes:
     except ClientDisconnect:
         raise HTTPError(400, "client_disconnected", "The client went away mid-body.") from None
     return b"".join(chunks)
+
+
+async def read_json_object(request: Request, limit: int) -> dict[str, Any]:
+    """The body as a JSON object (an empty body is `{}`), or HTTPError(400 bad_json / bad_request, 413)."""
+    raw = await read_body(request, limit)
+    try:
+        data = json.loads(raw or b"{}")
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+        raise HTTPError(400, "bad_json", f"Body is not valid JSON: {exc}.") from None
+    if not isinstance(data, dict):
+        raise HTTPError(400, "bad_request", "Body must be a JSON object.")
+    return data

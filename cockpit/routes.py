@@ -29,7 +29,7 @@ from bridge import __version__, errors
 from bridge.command import invocation
 from bridge.desktop import served, why_unavailable
 from bridge.dispatch import Dispatcher
-from bridge.http import HTTPError, error_response, read_body
+from bridge.http import HTTPError, error_response, read_json_object
 from bridge.human.asking import settle_from_cockpit
 from bridge.questions import Question
 from bridge.registry import split_page_id
@@ -85,14 +85,7 @@ def _refused(request: Request) -> Response | None:
 
 
 async def _body(request: Request) -> dict[str, Any]:
-    raw = await read_body(request, MAX_ACTION_BODY)
-    try:
-        data = json.loads(raw or b"{}")
-    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
-        raise HTTPError(400, "bad_json", f"Body is not valid JSON: {exc}.") from None
-    if not isinstance(data, dict):
-        raise HTTPError(400, "bad_request", "Body must be a JSON object.")
-    return data
+    return await read_json_object(request, MAX_ACTION_BODY)
 
 
 def _action(handler: Any) -> Any:

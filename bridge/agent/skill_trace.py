@@ -9,6 +9,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bridge.agent.trace import read  # one reader for both kinds of trace
+
+__all__ = ["Trace", "new_run_id", "read"]
+
 
 def new_run_id(prefix: str = "skill") -> str:
     return f"{prefix}-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
@@ -29,13 +33,3 @@ class Trace:
     def close(self) -> None:
         self._f.close()
 
-
-def read(path: Path) -> list[dict[str, Any]]:
-    """A trace's events (a line cut short by a crash is skipped)."""
-    out = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            out.append(json.loads(line))
-        except ValueError:
-            continue
-    return out

@@ -17,7 +17,7 @@ from bridge.agent.budgets import RunRequest
 from bridge.agent.runs import Run
 from bridge.agent.takeover import ACTIONS
 from bridge.errors import BridgeError
-from bridge.http import HTTPError, error_response, read_body
+from bridge.http import HTTPError, error_response, read_json_object
 from bridge.protocol import explain
 from bridge.security import bearer_ok
 
@@ -39,14 +39,7 @@ def _guarded(handler: Callable[[Request], Awaitable[Response]]) -> Callable[[Req
 
 
 async def json_body(request: Request) -> dict[str, Any]:
-    raw = await read_body(request, MAX_BODY)
-    try:
-        data = json.loads(raw or b"{}")
-    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
-        raise HTTPError(400, "bad_json", f"Body is not valid JSON: {exc}.") from None
-    if not isinstance(data, dict):
-        raise HTTPError(400, "bad_request", "Body must be a JSON object.")
-    return data
+    return await read_json_object(request, MAX_BODY)
 
 
 def start(agent: Any, data: dict[str, Any]) -> Run:
