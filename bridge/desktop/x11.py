@@ -48,7 +48,8 @@ class X11Backend:
         try:
             from bridge.desktop.screen import Screen
             from bridge.desktop.x11_input import Input
-            from bridge.desktop.x11_windows import Windows, open_display
+            from bridge.desktop.x11_display import open_display
+            from bridge.desktop.x11_windows import Windows
         except ImportError as exc:
             raise DesktopError(f"The X11 desktop backend needs python-xlib and mss ({exc}): pip install -e "
                                "'.[desktop]' (see `dbg-bridge doctor`).", code="desktop_unavailable") from exc

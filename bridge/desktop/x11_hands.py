@@ -19,6 +19,7 @@ from Xlib import display as xdisplay
 from Xlib.ext import ge, xinput
 
 from bridge.desktop.errors import DesktopError
+from bridge.desktop.x11_display import open_display
 
 ATOM = "_DBG_BRIDGE_INPUT"
 RAW = {xinput.RawMotion: "pointer", xinput.RawButtonPress: "button", xinput.RawKeyPress: "key"}
@@ -39,7 +40,7 @@ class Hands:
     """Calls `on_human(kind)` (from its own thread) for each raw event outside the bridge's bracket."""
 
     def __init__(self, display: str, on_human: Callable[[str], None]) -> None:
-        self.d = xdisplay.Display(display)
+        self.d = open_display(display)
         if not self.d.has_extension("XInputExtension"):
             self.d.close()
             raise DesktopError("This X display has no XInput2, so the bridge cannot tell the human's input from its "

@@ -27,6 +27,7 @@ from Xlib.ext import record
 from Xlib.protocol import rq
 
 from bridge.desktop.errors import DesktopError
+from bridge.desktop.x11_display import open_display
 
 NO_OPERATION = 127
 CHANGE_KEYBOARD_MAPPING = 100
@@ -99,8 +100,8 @@ class Capture:
     def __init__(self, display: str, sink: Callable[[dict[str, Any]], None], marker_client: int) -> None:
         self.sink = sink
         self.marker_client = marker_client  # the resource-id base of the connection that sends the bridge's markers
-        self.ctl = xdisplay.Display(display)
-        self.data = xdisplay.Display(display)
+        self.ctl = open_display(display)
+        self.data = open_display(display)
         try:
             self._setup()
         except BaseException:

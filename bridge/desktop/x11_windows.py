@@ -14,7 +14,6 @@ from Xlib import display as xdisplay
 from Xlib import error as xerror
 from Xlib.protocol import event as xevent
 
-from bridge.desktop.errors import DesktopError
 
 STATE_NAMES = {
     "_NET_WM_STATE_MAXIMIZED_VERT": "maximized_vert", "_NET_WM_STATE_MAXIMIZED_HORZ": "maximized_horz",
@@ -302,14 +301,3 @@ def _text(value: Any) -> str:
     if isinstance(value, bytes):
         return value.decode("utf-8", "replace")
     return str(value)
-
-
-def open_display(name: str) -> xdisplay.Display:
-    try:
-        d = xdisplay.Display(name)
-    except Exception as exc:  # python-xlib raises several kinds here
-        raise DesktopError(f"Cannot connect to X display {name}: {exc}. Check desktop_display (or use 'private').",
-                           code="desktop_unavailable") from exc
-    # errors of requests without a reply (a message to a window that just closed) are expected: do not print them
-    d.set_error_handler(lambda *_args: None)
-    return d
