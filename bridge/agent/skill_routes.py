@@ -4,7 +4,6 @@ failure in the bridge's one error shape (`{"error": {"code", "message"}}`), bad 
 from __future__ import annotations
 
 import asyncio
-import json
 import re
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -16,7 +15,7 @@ from starlette.routing import Route
 from bridge.agent.skills import Until, check_name, parse
 from bridge.agent.skill_service import SkillService
 from bridge.errors import BridgeError
-from bridge.http import HTTPError, error_response, read_body
+from bridge.http import HTTPError, error_response, read_json_object
 from bridge.security import bearer_ok
 
 BODY_LIMIT = 1_000_000
@@ -39,13 +38,7 @@ def endpoint(handler: Handler, body: bool = False) -> Callable[[Request], Awaita
         try:
             data: dict[str, Any] = {}
             if body:
-                raw = await read_body(request, BODY_LIMIT)
-                try:
-                    data = json.loads(raw or b"{}")
-                except ValueError:
-                    raise HTTPError(400, "bad_json", "The body is not JSON: send a JSON object.") from None
-                if not isinstance(data, dict):
-                    raise HTTPError(400, "bad_json", "The body must be a JSON object.")
+                data = await read_json_object(request, BODY_LIMIT)
             out = await handler(service, request, data)
         except HTTPError as exc:
             return error_response(exc.status, exc.code, exc.message)

@@ -1,4 +1,4 @@
-"""Where skills and memory facts are kept: one seam, chosen once at start (`open_store`) — JSON files in the
+"""Where skills and memory facts are kept: one seam, chosen once at start (`skill_seam.open_settings_store`) — JSON files in the
 config dir on one bridge, a Redis hash per kind with `--cluster` (every replica sees the same)."""
 
 from __future__ import annotations
@@ -81,10 +81,3 @@ class RedisStore:
     async def all(self, kind: str) -> list[dict[str, Any]]:
         raw = await self.redis.hgetall(self.prefix + kind)
         return [json.loads(v) for _, v in sorted(raw.items())]
-
-
-def open_store(config_dir: Path, cluster: Any = None) -> Store:
-    """The store for this bridge: Redis when it runs in a cluster, else files under the config dir."""
-    if cluster is not None:
-        return RedisStore(cluster.bus.redis)
-    return DiskStore(config_dir)

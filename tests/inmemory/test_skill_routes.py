@@ -47,7 +47,7 @@ def test_a_skill_is_saved_listed_shown_edited_and_deleted(client):
 
 @pytest.mark.parametrize(("method", "path", "body", "status", "code"), [
     ("PUT", "/v1/skills/add", "not json", 400, "bad_json"),
-    ("PUT", "/v1/skills/add", [1, 2], 400, "bad_json"),
+    ("PUT", "/v1/skills/add", [1, 2], 400, "bad_request"),
     ("PUT", "/v1/skills/add", {**SKILL, "steps": [{"action": "teleport"}]}, 400, "bad_skill"),
     ("PUT", "/v1/skills/other", SKILL, 400, "bad_skill"),
     ("PUT", "/v1/skills/bad%20name", SKILL, 400, "invalid_argument"),
