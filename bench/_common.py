@@ -63,6 +63,15 @@ async def timed_calls(call: Callable[[int], Awaitable[Any]], n: int, concurrency
     return lat, time.perf_counter() - t0
 
 
+async def cpu_row(what: str, call: Callable[[int], Awaitable[Any]], pid: int, n: int, warmup: int,
+                  digits: int = 1) -> dict[str, Any]:
+    """One table row: `warmup` calls, then n sequential calls timed, with the bridge process's CPU per call (ms)."""
+    await timed_calls(call, warmup, 1)
+    cpu0 = cpu_s(pid)
+    lat, wall = await timed_calls(call, n, 1)
+    return {"what": what, **stats(lat, wall), "bridge_cpu_ms": round((cpu_s(pid) - cpu0) * 1000 / n, digits)}
+
+
 def pct(sorted_ms: list[float], q: float) -> float:
     """Nearest-rank percentile of an already sorted list."""
     if not sorted_ms:

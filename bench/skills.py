@@ -20,8 +20,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import (CHROMIUM, CHROMIUM_ARGS, BridgeProcess, cpu_s, machine, open_mcp, rss_mb,  # noqa: E402
-                     stats, table, timed_calls, write_json)
+from _common import (CHROMIUM, CHROMIUM_ARGS, BridgeProcess, cpu_row, machine, open_mcp, rss_mb,  # noqa: E402
+                     table, write_json)
 
 from tests.support import DevServer  # noqa: E402
 
@@ -89,12 +89,8 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
                         for what, fn in (("skill_run (MCP, 1 call)", skill_run),
                                          ("10 x page_act (MCP)", ten_calls),
                                          ("skill run (/v1 HTTP)", over_http)):
-                            await timed_calls(fn, 3, 1)  # warm-up
-                            cpu0 = cpu_s(bridge.proc.pid)
-                            lat, wall = await timed_calls(fn, args.runs, 1)
-                            s = stats(lat, wall)
-                            rows.append({"what": what, **s, "steps_per_s": round(10 * s["calls_per_s"], 1),
-                                         "bridge_cpu_ms": round((cpu_s(bridge.proc.pid) - cpu0) * 1000 / args.runs, 1)})
+                            row = await cpu_row(what, fn, bridge.proc.pid, args.runs, warmup=3)
+                            rows.append({**row, "steps_per_s": round(10 * row["calls_per_s"], 1)})
                     rss = rss_mb(bridge.proc.pid)
                 await browser.close()
         finally:

@@ -20,8 +20,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import (CHROMIUM, CHROMIUM_ARGS, BridgeProcess, cpu_s, machine, open_mcp, rss_mb,  # noqa: E402
-                     stats, table, timed_calls, write_json)
+from _common import (CHROMIUM, CHROMIUM_ARGS, BridgeProcess, cpu_row, machine, open_mcp, rss_mb,  # noqa: E402
+                     table, write_json)
 
 from e2e.corpus import CorpusServer  # noqa: E402
 
@@ -75,11 +75,7 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
                         async def one(_: int, name: str = name, args_: dict[str, Any] = args_) -> None:
                             await check(name, args_)
 
-                        await timed_calls(one, 10, 1)  # warm-up
-                        cpu0 = cpu_s(bridge.proc.pid)
-                        lat, wall = await timed_calls(one, args.runs, 1)
-                        rows.append({"what": what, **stats(lat, wall),
-                                     "bridge_cpu_ms": round((cpu_s(bridge.proc.pid) - cpu0) * 1000 / args.runs, 2)})
+                        rows.append(await cpu_row(what, one, bridge.proc.pid, args.runs, warmup=10, digits=2))
                     rss = rss_mb(bridge.proc.pid)
                 await browser.close()
         finally:
