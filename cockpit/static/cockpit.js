@@ -268,6 +268,10 @@
 
   const runsTab = cockpitRuns({ $, post, el, setText, ago });
 
+  // ---- the skills & memory tab (cockpit/static/skills.js) ----------------------------------------------------
+
+  cockpitSkills({ $, post, el });
+
   // ---- live activity -----------------------------------------------------------------------------------------
 
   const MAX_ROWS = 1000;

@@ -1,23 +1,13 @@
 // @ts-check
 // The cockpit's Skills & memory tab: skills, memory facts (edit, delete), Record/Stop for a tab. Same-origin POSTs
-// to /cockpit/*; everything from a page or a run goes into the DOM as text, never HTML.
+// to /cockpit/*; everything from a page or a run goes into the DOM as text, never HTML. Loaded before cockpit.js,
+// which hands it the helpers it needs.
 'use strict';
-(() => {
-  const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id));
-  /** @param {string} tag @param {Record<string, string>} [attrs] @param {string} [text] */
-  function el(tag, attrs, text) {
-    const node = document.createElement(tag);
-    for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, v);
-    if (text != null) node.textContent = text;
-    return node;
-  }
-  /** @param {string} path @param {object} [body] */
-  async function post(path, body) {
-    const res = await fetch(path, { method: 'POST', credentials: 'same-origin', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body || {}) });
-    const data = await res.json().catch(() => ({}));
-    if (!res.ok) throw new Error((data.error && data.error.message) || res.status + ' ' + res.statusText);
-    return data;
-  }
+
+/** @param {{$: (id: string) => HTMLElement, post: (path: string, body?: object) => Promise<any>,
+ *           el: (tag: string, attrs?: Record<string, string>, text?: string) => HTMLElement}} deps */
+// eslint-disable-next-line no-unused-vars
+function cockpitSkills({ $, post, el }) {
   const note = (/** @type {string} */ text) => { $('record-note').textContent = text; };
   /** @type {string|null} */
   let recording = null;
@@ -112,4 +102,4 @@
   setInterval(() => { syncPages(); void load(); }, 2000);
   syncPages();
   void load();
-})();
+}

@@ -47,7 +47,7 @@ def test_client_type_checks_with_tsc_checkjs():
 
 
 def test_the_cockpit_script_type_checks_with_tsc_checkjs():
-    for name in ("cockpit.js", "desktop.js"):
+    for name in ("cockpit.js", "desktop.js", "runs.js", "skills.js"):
         script = (ROOT / "cockpit" / "static" / name).read_text()
         assert script.startswith("// @ts-check") and script.count("\n") <= 500, name
     proc = subprocess.run([str(TSC), "-p", str(ROOT / "cockpit" / "static" / "jsconfig.json")], capture_output=True,
