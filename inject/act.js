@@ -138,8 +138,10 @@ async function act(el, a) {
     case 'fill': fillText(el, String(a.value == null ? '' : a.value)); break;
     case 'type': {
       // typing goes to the caret: where it is in a focused field, at the end of one we focus first (an editor with
-      // its own selection, EditContext, keeps its caret: press Control+End first to type at the end)
-      if (deepActiveElement() !== el) {
+      // its own selection, EditContext, keeps its caret: press Control+End first to type at the end). A document's
+      // body is its activeElement whenever nothing has focus: an editable body (TinyMCE's iframe) is focused only
+      // when its document has the focus
+      if (deepActiveElement() !== el || (el === document.body && !document.hasFocus())) {
         h.focus();
         const f = /** @type {HTMLInputElement} */ (el);
         if (el.tagName === 'INPUT' || el.tagName === 'TEXTAREA') {
