@@ -30,6 +30,9 @@ def corpus(bridge) -> Iterator[CorpusServer]:
 
 def slow_api(path: str) -> Any:
     """A backend that answers after a while (server-side, so the page's load and its requests take that long)."""
+    if path.startswith("/api/slow-2s"):
+        time.sleep(2)  # a subresource that holds the document's parse (a script) or its load event (an image)
+        return {}
     if path.startswith("/api/slow-frame"):
         time.sleep(0.4)
         return {"frame": True}
@@ -190,6 +193,47 @@ def test_navigate_answers_after_load_so_an_onload_list_is_there(own_pages, conte
     found = ok(mcp.call("page_find", {"pageId": page.page_id, "text": "Polly"}))
     assert found["total"] == 1  # rendered by window.onload, after the slow frame
     assert page.evaluate("document.readyState") == "complete"
+
+
+def test_navigate_waits_for_what_wait_until_names(own_pages, context, mcp):
+    page = open_page(context, own_pages.url("plain.html"))
+
+    def went_to(name: str, until: str) -> tuple[dict[str, Any], str]:
+        went = ok(mcp.call("page_navigate", {"pageId": page.page_id, "url": own_pages.url(name), "waitUntil": until}))
+        state = ok(mcp.call("page_exec", {"pageId": page.page_id, "code": "return document.readyState"}))["result"]
+        return went, state
+
+    went, state = went_to("slow-image.html", "domcontentloaded")
+    assert went["waited"].startswith("domcontentloaded") and state == "interactive", (went, state)  # image pending
+    went, state = went_to("slow-image.html", "load")
+    assert went["waited"].startswith("load") and state == "complete", (went, state)
+    went, state = went_to("slow-script.html", "commit")
+    assert went["waited"].startswith("commit") and state == "loading", (went, state)  # the parser waits for a script
+    assert page.evaluate("document.getElementById('after')") is None
+
+
+def test_each_failed_check_is_named_with_what_was_seen(own_pages, context, mcp):
+    page = open_page(context, own_pages.url("checks.html"))
+
+    def refused(**kw: Any) -> str:
+        got = mcp.call("page_act", {"pageId": page.page_id, "timeout": 3, **kw})
+        assert got.is_error, got
+        return text_of(got)
+
+    hidden = refused(action="click", selector="#hidden")
+    assert hidden.startswith("[not_visible]") and "visibility: hidden" in hidden, hidden
+    assert refused(action="type", selector="#ro", value="x").startswith("[not_editable]")
+    assert "read-only" in refused(action="fill", selector="#ro", value="x")
+    plain = refused(action="type", selector="#plain", value="x")
+    assert plain.startswith("[not_editable]") and "<div> is not a text field" in plain, plain
+    assert page.evaluate("document.getElementById('ro').value") == "fixed"
+    # an element that is removed while the act waits for it to show (a re-render): named at once, not at the timeout
+    ok(mcp.call("page_exec", {"pageId": page.page_id,
+                              "code": "setTimeout(() => document.getElementById('gone').remove(), 1000); return 1"}))
+    started = time.monotonic()
+    gone = text_of(mcp.call("page_act", {"pageId": page.page_id, "action": "click", "selector": "#gone", "timeout": 15}))
+    assert gone.startswith("[not_attached]") and "page_snapshot" in gone, gone
+    assert time.monotonic() - started < 10
 
 
 def test_a_batch_of_fills_answers_a_short_line_each_and_a_submit_waits_for_its_request(own_pages, context, mcp):
