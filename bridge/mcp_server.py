@@ -213,4 +213,6 @@ def http_app(server: MCPServer, state: BridgeState, policy: Policy) -> ASGIApp:
     )
     app: ASGIApp = StreamableHTTPASGIApp(server.session_manager)
     # JSON-response (--stateless) mode cancels nothing; an event store would let a client resume a dropped stream.
-    return app if settings.stateless or server.session_manager.event_store else HangupCancels(app, state.background.spawn)
+    if settings.stateless or server.session_manager.event_store:
+        return app
+    return HangupCancels(app, state.background.spawn)

@@ -33,7 +33,8 @@ def render_tools() -> str:
     from bridge.state import BridgeState
     from bridge.tools import TOOLS
 
-    server = build_server(BridgeState(Settings()), TOOLS)  # every tool, the desktop family too, whatever this machine has
+    # every tool, the desktop family too, whatever this machine has
+    server = build_server(BridgeState(Settings()), TOOLS)
     with ThreadPoolExecutor(1) as pool:  # callers may already run an event loop (e.g. sync Playwright)
         listed = {t.name: t for t in pool.submit(asyncio.run, server.list_tools()).result()}
     out = [HEADER, "# Tool reference\n", "Every tool the bridge serves on `/mcp` (and over stdio via `dbg-bridge mcp`).\n"]

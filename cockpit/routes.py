@@ -332,7 +332,8 @@ async def desktop_control(state: BridgeState, data: dict[str, Any], request: Req
     """Hand an attached desktop back to the agent after the human took it (a human action)."""
     desk = state.desktop
     if not served(state.settings) or desk is None:
-        raise HTTPError(404, "desktop_disabled", f"The desktop tools are not served: {why_unavailable(state.settings)}.")
+        raise HTTPError(404, "desktop_disabled",
+                        f"The desktop tools are not served: {why_unavailable(state.settings)}.")
     if data.get("holder") != "agent":
         raise HTTPError(400, "bad_request", "Send {\"holder\": \"agent\"}: your own input takes the desktop by "
                                             "itself.")
@@ -397,8 +398,8 @@ async def highlight(state: BridgeState, data: dict[str, Any], request: Request) 
     target = state.dispatcher.resolve(page_id)
     if not target.inst.live:
         raise HTTPError(409, "page_disconnected", f"Page {page_id} is not connected ({target.inst.state}).")
-    target, _ = await state.dispatcher.call_page(page_id, "highlight", {"selector": ":root", "label": f"dbg-bridge · {page_id}",
-                                                         "durationMs": 2500}, 5)
+    target, _ = await state.dispatcher.call_page(
+        page_id, "highlight", {"selector": ":root", "label": f"dbg-bridge · {page_id}", "durationMs": 2500}, 5)
     state.audit.human("cockpit", target.page_id, action="highlight")
     return {"pageId": target.page_id, "highlighted": True}
 

@@ -56,7 +56,8 @@ async def stop(state: BridgeState, data: dict[str, Any], request: Request) -> di
     from bridge.agent.skills import Until
 
     text = _str(data, "until", 4096, required=False)
-    return (await _service(state).recordings.stop(_str(data, "name", 80) or "", Until(text=text) if text else None)).view()
+    rec = await _service(state).recordings.stop(_str(data, "name", 80) or "", Until(text=text) if text else None)
+    return rec.view()
 
 
 routes = [

@@ -84,8 +84,8 @@ class SkillService:
         page = self.page(page_id, ctx) if skill.kind == "page" else None
         trace = skill_trace.Trace(self.runs_dir, skill_trace.new_run_id())
         try:
-            out = await replay(skill, values, trace, page, self.desktop_call if self.state.desktop is not None else None,
-                               self.state.audit.tool_call)
+            desktop = self.desktop_call if self.state.desktop is not None else None
+            out = await replay(skill, values, trace, page, desktop, self.state.audit.tool_call)
             out["trace"] = str(trace.path)
             out["run"] = trace.run_id
             return out

@@ -31,6 +31,7 @@ def _encode(q: Question, owner: str) -> dict[str, Any]:
 class QuestionSync:
     def __init__(self, bus: Bus, state: BridgeState, rid: str) -> None:
         self.bus, self.state, self.rid = bus, state, rid
+        self.spawn = state.background.spawn
         #: Open questions other replicas asked: id -> (question, owner replica). Their futures never settle here.
         self.remote: dict[str, tuple[Question, str]] = {}
 
@@ -45,7 +46,7 @@ class QuestionSync:
 
     def observe(self, q: Question, opened: bool) -> None:
         """Questions' observer: one of ours opened, or closed (answered, expired, dismissed)."""
-        self.state.background.spawn(self._announce(q, opened))
+        self.spawn(self._announce(q, opened))
 
     async def _announce(self, q: Question, opened: bool) -> None:
         try:
@@ -91,12 +92,12 @@ class QuestionSync:
         if entry is None:
             if not qid or len(qid) > 64 or instance_id is None:
                 return False
-            self.state.background.spawn(self._send(None, QuestionAnswer(id=qid, answer=answer, via=via, instance=instance_id)))
+            self.spawn(self._send(None, QuestionAnswer(id=qid, answer=answer, via=via, instance=instance_id)))
             return True
         q, owner = entry
         if instance_id is not None and q.instance_id != instance_id:
             return False
-        self.state.background.spawn(self._send(owner, QuestionAnswer(id=qid, answer=answer, via=via, instance=instance_id)))
+        self.spawn(self._send(owner, QuestionAnswer(id=qid, answer=answer, via=via, instance=instance_id)))
         return True
 
     async def _send(self, owner: str | None, msg: QuestionAnswer) -> None:

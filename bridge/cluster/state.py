@@ -121,7 +121,8 @@ class Cluster:
 
     def _on_down(self) -> None:
         for inst in list(self.mirror.instances.values()):
-            self.state.pending.fail_instance(inst.id, lambda w, iid=inst.id: unavailable(f"the call to page {iid}/host"))
+            self.state.pending.fail_instance(inst.id,
+                                             lambda w, iid=inst.id: unavailable(f"the call to page {iid}/host"))
 
     # ---- claims ---------------------------------------------------------------------------------------------
 
