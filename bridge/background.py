@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from typing import Any
+
+#: What parts that start background work are handed: `Background.spawn`.
+Spawn = Callable[[Coroutine[Any, Any, Any]], None]
 
 
 class Background:

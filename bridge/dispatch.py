@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel
 
 from bridge import errors
+from bridge.background import Spawn
 from bridge.page_commands import parse_params, to_wire
 from bridge.pending import Pending, Waiter
 from bridge.progress import reporting
@@ -41,7 +41,7 @@ class Dispatcher:
     (the pending table): tools reach a page through `call_page` / `call` and nothing lower."""
 
     def __init__(self, settings: Settings, registry: Registry, pending: Pending, shared: SharedState,
-                 spawn: Callable[[Coroutine[Any, Any, Any]], None]) -> None:
+                 spawn: Spawn) -> None:
         self.settings = settings
         self.registry = registry
         self.pending = pending

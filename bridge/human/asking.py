@@ -6,34 +6,22 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Callable, Coroutine
 from typing import Any
 
 from bridge import errors
-from bridge.audit import Audit
-from bridge.dispatch import Dispatcher, Target
+from bridge.dispatch import Target
 from bridge.human.elicit import offer
-from bridge.inbox import Inbox
+from bridge.human.parts import HumanParts
 from bridge.progress import reporting
-from bridge.questions import Kind, Question, Questions
+from bridge.questions import Kind, Question
 from bridge.registry import Instance
-from bridge.settings import Settings
 
 log = logging.getLogger("bridge.human")
 
 
-class Asking:
+class Asking(HumanParts):
     """Asks the human in a page's tab (and the cockpit, and an MCP client that can answer) and takes the question
     down again once it is settled."""
-
-    def __init__(self, dispatcher: Dispatcher, questions: Questions, audit: Audit, inbox: Inbox, settings: Settings,
-                 spawn: Callable[[Coroutine[Any, Any, Any]], None]) -> None:
-        self.dispatcher = dispatcher
-        self.questions = questions
-        self.audit = audit
-        self.inbox = inbox
-        self.settings = settings
-        self.spawn = spawn
 
     async def ask(self, target: Target, kind: Kind, text: str, choices: list[str] | None = None,
                   detail: str = "", wait: float = 60.0) -> tuple[Question, bool]:

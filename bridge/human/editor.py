@@ -9,18 +9,14 @@ import fnmatch
 import logging
 import shlex
 import shutil
-from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from bridge import errors
-from bridge.audit import Audit
-from bridge.dispatch import Dispatcher
-from bridge.inbox import Inbox
-from bridge.questions import Questions
+from bridge.human.parts import HumanParts
 from bridge.ratelimit import RateLimit
 from bridge.registry import Instance
-from bridge.settings import Settings
 
 log = logging.getLogger("bridge.human")
 
@@ -82,20 +78,14 @@ def editor_argv(template: str | None, file: Path, line: int | None, column: int 
     return [part.format(**values) for part in shlex.split(template)]
 
 
-class OpenFile:
+@dataclass(eq=False)
+class OpenFile(HumanParts):
     """A page's open_file requests: refused (outside the root, secret-looking, too many), or held for the human's
     confirmation in the cockpit, then the editor started (never a shell)."""
 
-    def __init__(self, dispatcher: Dispatcher, questions: Questions, audit: Audit, inbox: Inbox, settings: Settings,
-                 spawn: Callable[[Coroutine[Any, Any, Any]], None]) -> None:
-        self.dispatcher = dispatcher
-        self.questions = questions
-        self.audit = audit
-        self.inbox = inbox
-        self.settings = settings
-        self.spawn = spawn
+    def __post_init__(self) -> None:
         #: open_file requests per page origin (the human could not have asked for more).
-        self.limit = RateLimit(settings.open_file_per_minute, 60.0)
+        self.limit = RateLimit(self.settings.open_file_per_minute, 60.0)
 
     def check(self, file: str) -> Path:
         """The file a page may have opened, or raise Refused."""

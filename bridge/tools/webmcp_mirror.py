@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from mcp.types import CallToolResult, ToolAnnotations
 from mcp.types import Tool as MCPTool
 
+from bridge.background import Spawn
 from bridge.registry import Registry
 from bridge.webmcp import WebTool, WebTools, compact
 
@@ -48,7 +49,7 @@ def page_tools_of(registry: Registry, webtools: WebTools,
 class Mirror:
     """The mirrored tools, computed from the live pages' catalogs; `announce` runs when the set changes."""
 
-    def __init__(self, registry: Registry, webtools: WebTools, spawn: Callable[[Coroutine[Any, Any, Any]], None],
+    def __init__(self, registry: Registry, webtools: WebTools, spawn: Spawn,
                  call: Callable[..., Awaitable[CallToolResult]], announce: Callable[[], Awaitable[None]]) -> None:
         self.registry, self.webtools, self.spawn = registry, webtools, spawn
         self._call = call

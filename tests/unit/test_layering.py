@@ -64,7 +64,8 @@ def test_dispatch_knows_no_tool_route_cockpit_or_mcp_server_nor_the_bridges_stat
 
 
 def test_asking_consent_and_open_file_get_their_parts_passed_in_not_the_bridges_state():
-    human = ("bridge.human.asking", "bridge.human.consent", "bridge.human.editor", "bridge.human.elicit")
+    human = ("bridge.human.asking", "bridge.human.consent", "bridge.human.editor", "bridge.human.elicit",
+             "bridge.human.parts")
     assert offenders(human, ("bridge.state", "bridge.tools", "bridge.routes", "bridge.cockpit")) == []
 
 
