@@ -1,4 +1,5 @@
-"""create_app(settings): the route list and the one lifespan that owns the dispatcher and the MCP sessions."""
+"""create_app(settings): the bridge's state built once, the route list, and the one lifespan that owns the state's
+running parts (the shared state, the desktop, the agent) and the MCP sessions."""
 
 from __future__ import annotations
 
@@ -20,58 +21,59 @@ from bridge.agent.service import Agent
 from bridge.audit import watching_agent
 from bridge.desktop import served
 from bridge.desktop.service import Desktop
-from bridge.dispatch import Dispatcher
 from bridge.http import error_response
 from bridge.mcp_server import build_server, http_app
+from bridge.registry import Registry
 from bridge.cockpit import routes as cockpit
 from bridge.cockpit import runs as cockpit_runs
 from bridge.cockpit import skills as cockpit_skills
 from bridge.routes import audit_flush, page_channel, runs, sessions, static
 from bridge.security import GuardMiddleware, Policy, TokenGate
 from bridge.settings import Settings
+from bridge.state import BridgeState
 
 
 def create_app(settings: Settings, token: str | None) -> Starlette:
     """The bridge as an ASGI app. `settings.port` must be the port actually bound (Host checks use it)."""
-    dispatcher = Dispatcher(settings)
+    state = BridgeState(settings)
     from bridge.agent.skill_seam import open_settings_store
     from bridge.agent.skill_service import SkillService
 
-    dispatcher.skills = SkillService(dispatcher, open_settings_store(settings))  # Redis with --cluster, else files
+    state.skills = SkillService(state, open_settings_store(settings))  # Redis with --cluster, else files
     policy = Policy(settings)
-    server = build_server(dispatcher)
-    agent = dispatcher.agent = Agent(settings, dispatcher, server)  # runs call the same server in-process
-    mcp_endpoint = TokenGate(watching_agent(http_app(server, dispatcher, policy), dispatcher.audit), token)
+    server = build_server(state)
+    agent = state.agent = Agent(settings, state, server)  # runs call the same server in-process
+    mcp_endpoint = TokenGate(watching_agent(http_app(server, state, policy), state.audit), token)
     if token:
-        dispatcher.audit.secrets.add(token)  # never in the audit log, wherever an argument carries it
+        state.audit.secrets.add(token)  # never in the audit log, wherever an argument carries it
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         # the desktop is only an object until a desktop_* tool runs something; its Xvfb and apps stop with it here
         loop = asyncio.get_running_loop()
 
-        def control_changed(state: dict[str, Any]) -> None:  # from the desktop's watcher thread
+        def control_changed(control: dict[str, Any]) -> None:  # from the desktop's watcher thread
             text = ("The human took the desktop: the agent's desktop input is refused until they hand it back"
-                    if state["holder"] == "human" else "The desktop is the agent's again")
-            loop.call_soon_threadsafe(lambda: dispatcher.inbox.add(
-                "desktop_control", f"{text} ({state['reason']}).", None, state, source="human"))
+                    if control["holder"] == "human" else "The desktop is the agent's again")
+            loop.call_soon_threadsafe(lambda: state.inbox.add(
+                "desktop_control", f"{text} ({control['reason']}).", None, control, source="human"))
 
-        dispatcher.desktop = Desktop(settings, control_changed) if served(settings) else None
+        state.desktop = Desktop(settings, control_changed) if served(settings) else None
         async with server.session_manager.run():
-            await dispatcher.shared.start()  # reserved ids back from pages.json, or the team bridge joined
-            sweeper = asyncio.create_task(_sweep(dispatcher))
+            await state.shared.start()  # reserved ids back from pages.json, or the team bridge joined
+            sweeper = asyncio.create_task(_sweep(state.registry, settings.page_ttl))
             agent.start()
             try:
                 yield
             finally:
                 sweeper.cancel()
                 await agent.stop()
-                await dispatcher.shared.stop()
-                dispatcher.registry.save()
-                desktop, dispatcher.desktop = dispatcher.desktop, None
+                await state.shared.stop()
+                state.registry.save()
+                desktop, state.desktop = state.desktop, None
                 if desktop is not None:
                     await asyncio.to_thread(desktop.close)
-                dispatcher.audit.close()
+                state.audit.close()
 
     async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
@@ -95,7 +97,7 @@ def create_app(settings: Settings, token: str | None) -> Starlette:
         exception_handlers={HTTPException: http_error},
         lifespan=lifespan,
     )
-    app.state.dispatcher = dispatcher
+    app.state.bridge = state
     app.state.settings = settings
     app.state.policy = policy
     app.state.agent = agent
@@ -105,8 +107,8 @@ def create_app(settings: Settings, token: str | None) -> Starlette:
     return app
 
 
-async def _sweep(dispatcher: Dispatcher) -> None:
+async def _sweep(registry: Registry, page_ttl: float) -> None:
     """Drop pages gone longer than the TTL, a few times a minute."""
     while True:
-        await asyncio.sleep(min(10.0, dispatcher.settings.page_ttl / 4))
-        dispatcher.registry.sweep()
+        await asyncio.sleep(min(10.0, page_ttl / 4))
+        registry.sweep()

@@ -4,27 +4,20 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Coroutine
 from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel
 
 from bridge import errors
-from bridge.audit import Audit
-from bridge.clients import Clients
-from bridge.inbox import Inbox
+from bridge.background import Spawn
 from bridge.page_commands import parse_params, to_wire
 from bridge.pending import Pending, Waiter
 from bridge.progress import reporting
-from bridge.questions import Questions
 from bridge.protocol import CancelFrame, ExecFrame, ResultMsg, dump
-from bridge.ratelimit import RateLimit
 from bridge.registry import LOST_GRACE, lost_to, Instance, Registry, split_page_id
 from bridge.settings import Settings
-from bridge import shared_state
 from bridge.shared_state import SharedState
-from bridge.webmcp import WebTools
 
 #: How long a call addressed to a reloading/reconnecting page waits for it to come back.
 RECONNECT_WAIT = 10.0
@@ -44,55 +37,18 @@ class Target:
 
 
 class Dispatcher:
-    """Owns the registry and the pending table; tools call `call_page` and nothing lower."""
+    """Addresses pages (a pageId to a target), waits for them (reloading, reconnecting, navigating) and calls them
+    (the pending table): tools reach a page through `call_page` / `call` and nothing lower."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, registry: Registry, pending: Pending, shared: SharedState,
+                 spawn: Spawn) -> None:
         self.settings = settings
-        # the single-machine parts tell the shared state of their changes (it is built last, below: they are
-        # told only once pages and questions come, at run time)
-        self.registry = Registry(settings.page_ttl, settings.max_pending_pages,
-                                 on_change=lambda inst, gone: self.shared.page_changed(inst, gone))
-        self._secrets: tuple[object, frozenset[str]] = (None, frozenset())
-        self.pending = Pending()
-        self.inbox = Inbox(share=_InboxShare(self))
-        self.clients = Clients()
-        self.questions = Questions(on_change=lambda q, opened: self.shared.question_changed(q, opened))
-        #: The WebMCP tools each page registered (page data, checked there).
-        self.webtools = WebTools(self.inbox)
-        #: Every tool call and human event: appended to audit.jsonl and streamed to the cockpit.
-        self.audit = Audit(None if settings.no_audit else settings.config_dir / "audit.jsonl",
-                           settings.audit_max_bytes, settings.audit_keep,
-                           self.page_secrets)
-        self.inbox.hooks.append(self.audit.inbox_item)
-        #: Fire-and-forget work (announcements, re-shown questions); held here so the tasks are not collected.
-        self.background: set[asyncio.Task[Any]] = set()
-        #: The bridge.desktop.service.Desktop, built and closed by the app's lifespan (None: not built, or disabled).
-        self.desktop: Any = None
-        #: open_file requests per page origin (the human could not have asked for more).
-        self.open_file_limit = RateLimit(settings.open_file_per_minute, 60.0)
-        #: Skills and memory (bridge.agent.skill_service.SkillService), built by create_app; None until then.
-        self.skills: Any = None
-        #: The runs of this bridge (bridge.agent.service.Agent), built by the app; None outside one.
-        self.agent: Any = None
-        #: Pages, questions and the inbox as every replica sees them (bridge/shared_state.py, picked once).
-        self.shared: SharedState = shared_state.build(self)
-
-    @property
-    def approved_origins(self) -> set[tuple[str, str]]:
-        """(consent class, verified origin) pairs the human allowed for this bridge's lifetime (every replica's)."""
-        return self.shared.approvals
-
-    def page_secrets(self) -> frozenset[str]:
-        """Every known page's secret, rebuilt only when the registry changed (the audit redacts them per record)."""
-        if self._secrets[0] is not self.registry.changed:
-            self._secrets = (self.registry.changed, frozenset(i.secret for i in self.registry.instances.values()))
-        return self._secrets[1]
-
-    def spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
-        """Run `coro` in the background, keeping a reference until it is done."""
-        task = asyncio.get_running_loop().create_task(coro)
-        self.background.add(task)
-        task.add_done_callback(self.background.discard)
+        self.registry = registry
+        self.pending = pending
+        #: Where other replicas' pages are found (bridge/shared_state.py; nothing elsewhere for a lone bridge).
+        self.shared = shared
+        #: Runs the cancel frames a timed-out or cancelled call sends, in the background.
+        self.spawn = spawn
 
     # ---- addressing -----------------------------------------------------------------------
 
@@ -397,19 +353,6 @@ class Dispatcher:
 #: What a failure after dispatch tells the agent about retrying.
 NOT_BLINDLY = ("Do not blindly retry code that is not idempotent (it may apply twice): check the page's state "
                "first (page_snapshot, or a read-only page_exec).")
-
-
-class _InboxShare:
-    """The inbox's items shared through the shared state (whichever it is once built)."""
-
-    def __init__(self, d: Dispatcher) -> None:
-        self.d = d
-
-    def take(self, item: Any) -> bool:
-        return self.d.shared.inbox_take(item)
-
-    def mark(self, ids: list[int], status: Any) -> None:
-        self.d.shared.inbox_mark(ids, status)
 
 
 def _when(w: Waiter) -> str:

@@ -29,7 +29,7 @@ REASON = "the client closed the stream the call was answering on"
 
 class HangupCancels:
     def __init__(self, app: ASGIApp, spawn: Any) -> None:
-        """`spawn` runs a coroutine in the background (the dispatcher's, so it is held and logged)."""
+        """`spawn` runs a coroutine in the background (the bridge's Background, so it is held until done)."""
         self.app = app
         self.spawn = spawn
 

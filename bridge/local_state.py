@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from bridge.registry import parse_list_cursor
 
 if TYPE_CHECKING:
-    from bridge.dispatch import Dispatcher
+    from bridge.state import BridgeState
     from bridge.inbox import Item
     from bridge.protocol import RegisterRequest, ResultMsg
     from bridge.questions import Question
@@ -20,18 +20,19 @@ class LocalState:
 
     note: str | None = None
 
-    def __init__(self, dispatcher: Dispatcher) -> None:
-        self.d = dispatcher
+    def __init__(self, state: BridgeState) -> None:
+        self.registry = state.registry
+        self.pages_file = state.settings.config_dir / "pages.json"
         self.approvals: set[tuple[str, str]] = set()
 
     async def start(self) -> None:
-        self.d.registry.persist_to(self.d.settings.config_dir / "pages.json")
+        self.registry.persist_to(self.pages_file)
 
     async def stop(self) -> None:
         pass
 
     async def register(self, req: RegisterRequest, origin: str) -> tuple[Instance, bool]:
-        return self.d.registry.register(req, origin)
+        return self.registry.register(req, origin)
 
     def remote(self, instance_id: str) -> Instance | None:
         return None
@@ -43,8 +44,8 @@ class LocalState:
         return parse_list_cursor(cursor) is not None
 
     async def page_list(self, cursor: str | None, limit: int) -> tuple[list[dict[str, Any]], str | None]:
-        tabs, more = self.d.registry.after(cursor, limit)
-        return self.d.registry.page_rows(tabs), more
+        tabs, more = self.registry.after(cursor, limit)
+        return self.registry.page_rows(tabs), more
 
     def remote_rows(self) -> list[dict[str, Any]]:
         return []

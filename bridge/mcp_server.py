@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
-
+from pathlib import Path
 from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
@@ -19,11 +19,12 @@ from pydantic import ValidationError
 from starlette.types import ASGIApp
 
 from bridge import __version__, artifacts
-from bridge.dispatch import Dispatcher
+from bridge.clients import Clients
 from bridge.errors import BridgeError
 from bridge.hangup import HangupCancels
 from bridge.inbox import PAGE_NOTE, Item
 from bridge.security import Policy
+from bridge.state import BridgeState
 from bridge.tools import arguments as args_check
 from bridge.tools import enabled_tools
 from bridge.tools.base import Tool, error_result
@@ -46,9 +47,9 @@ class BridgeServer(MCPServer):
     (wrong type, out of range, unknown name) and unknown tools become `[invalid_argument]` / `[unknown_tool]`
     results that say what to send instead, not the SDK's `Error executing tool …` text."""
 
-    def __init__(self, dispatcher: Dispatcher, tools: list[SdkTool], **kwargs: Any) -> None:
+    def __init__(self, state: BridgeState, tools: list[SdkTool], **kwargs: Any) -> None:
         super().__init__(tools=tools, **kwargs)
-        self.dispatcher = dispatcher
+        self.state = state
         self.schemas = {t.name: t.parameters for t in tools}
         #: `--mirror-page-tools`: the pages' WebMCP tools as tools of their own (bridge/tools/webmcp_mirror.py).
         self.mirror: Mirror | None = None
@@ -76,51 +77,51 @@ class BridgeServer(MCPServer):
             raise
 
     def _refuse(self, name: str, args: dict[str, Any], err: BridgeError) -> CallToolResult:
-        self.dispatcher.audit.tool_call(name, args, 0.0, error=err)
+        self.state.audit.tool_call(name, args, 0.0, error=err)
         return error_result(err)
 
 
-def build_server(dispatcher: Dispatcher, table: list[Tool] | None = None) -> MCPServer:
+def build_server(state: BridgeState, table: list[Tool] | None = None) -> MCPServer:
     """The MCP server with the tools these settings enable (or exactly `table`, for the generated docs)."""
     bus = InMemorySubscriptionBus()
     tools = []
-    for tool in enabled_tools(dispatcher.settings) if table is None else table:
-        sdk_tool = SdkTool.from_function(tool.bind(dispatcher), name=tool.name, description=tool.description,
+    for tool in enabled_tools(state.settings) if table is None else table:
+        sdk_tool = SdkTool.from_function(tool.bind(state), name=tool.name, description=tool.description,
                                          annotations=tool.wire_annotations)
         sdk_tool.parameters = args_check.compact(sdk_tool.parameters)
         sdk_tool.fn_metadata = args_check.Arguments.of(sdk_tool.fn_metadata)
         # published, not validated here (no output model): clients validate, tests check every tool's answers
         sdk_tool.fn_metadata.output_schema = tool.output
         tools.append(sdk_tool)
-    server = BridgeServer(dispatcher, tools, name="dbg-bridge", version=__version__, instructions=INSTRUCTIONS,
+    server = BridgeServer(state, tools, name="dbg-bridge", version=__version__, instructions=INSTRUCTIONS,
                           subscriptions=bus)
-    announce_inbox(server, dispatcher, bus)
-    if dispatcher.settings.mirror_page_tools and any(t.name == "page_call_tool" for t in tools):
-        server.mirror = mirror_page_tools(dispatcher, bus)
-    serve_artifacts(server, dispatcher)
-    legacy_requests(server, dispatcher)
+    announce_inbox(server, state, bus)
+    if state.settings.mirror_page_tools and any(t.name == "page_call_tool" for t in tools):
+        server.mirror = mirror_page_tools(state, bus)
+    serve_artifacts(server, state.settings.config_dir)
+    legacy_requests(server, state.clients)
     # MCPServer sets root logging to INFO on creation; the bridge's own levels are set after it.
     logging.getLogger("mcp").setLevel(logging.WARNING)
     return server
 
 
-def mirror_page_tools(dispatcher: Dispatcher, bus: InMemorySubscriptionBus) -> Mirror:
+def mirror_page_tools(state: BridgeState, bus: InMemorySubscriptionBus) -> Mirror:
     """The pages' WebMCP tools as tools of their own, each call one of page_call_tool; the set's changes announced
     to listeners (2026-07-28) and to the 2025-11-25 sessions the bridge knows."""
 
     async def announce() -> None:
         await bus.publish(ToolsListChanged())
-        await dispatcher.clients.tools_changed()
+        await state.clients.tools_changed()
 
-    return Mirror(dispatcher, Tool(webmcp.page_call_tool, HINTS).bind(dispatcher), announce)
+    return Mirror(state.registry, state.webtools, state.background.spawn,
+                  Tool(webmcp.page_call_tool, HINTS).bind(state), announce)
 
 
-def legacy_requests(server: MCPServer, dispatcher: Dispatcher) -> None:
+def legacy_requests(server: MCPServer, clients: Clients) -> None:
     """The 2025-11-25 requests MCPServer leaves out: logging/setLevel (the logging capability) and
     resources/subscribe + unsubscribe (announcements go only to subscribers). 2026-07-28 clients use
     subscriptions/listen instead; the SDK hides these methods from them."""
     low = server._lowlevel_server  # noqa: SLF001 - the SDK's documented way to re-provide a removed spec method
-    clients = dispatcher.clients
 
     async def set_level(ctx: Any, params: SetLevelRequestParams) -> EmptyResult:
         clients.log_levels[clients.key(ctx.session)] = params.level
@@ -139,9 +140,8 @@ def legacy_requests(server: MCPServer, dispatcher: Dispatcher) -> None:
     low.add_request_handler("resources/unsubscribe", UnsubscribeRequestParams, unsubscribe)
 
 
-def serve_artifacts(server: MCPServer, dispatcher: Dispatcher) -> None:
+def serve_artifacts(server: MCPServer, config_dir: Path) -> None:
     """dbg://artifacts/<name>: what tool answers link to (a whole snapshot tree), readable by a remote client."""
-    config_dir = dispatcher.settings.config_dir
 
     @server.resource(artifacts.URI_PREFIX + "{name}", name="artifact", mime_type="text/plain",
                      description="A file a tool answer linked (resource_link), e.g. a whole snapshot tree.")
@@ -149,28 +149,28 @@ def serve_artifacts(server: MCPServer, dispatcher: Dispatcher) -> None:
         return artifacts.read(config_dir, name)
 
 
-def announce_inbox(server: MCPServer, dispatcher: Dispatcher, bus: InMemorySubscriptionBus) -> None:
+def announce_inbox(server: MCPServer, state: BridgeState, bus: InMemorySubscriptionBus) -> None:
     """Serve the newest unread inbox items as the resource dbg://inbox, and announce each new item to clients
     listening for it (subscriptions/listen). Clients that do neither still get everything via the inbox tool."""
 
     @server.resource(INBOX_URI, name="inbox", mime_type="application/json",
                      description="The newest unread inbox items (read them fully with the inbox tool).")
     async def inbox_resource() -> str:
-        items = [i.as_dict() for i in dispatcher.inbox.items if i.status == "new"][-20:]
-        out: dict[str, Any] = {"unread": items, "cursor": dispatcher.inbox.next_id - 1}
+        items = [i.as_dict() for i in state.inbox.items if i.status == "new"][-20:]
+        out: dict[str, Any] = {"unread": items, "cursor": state.inbox.next_id - 1}
         if any(i["from"] == "page" for i in items):
             out["note"] = PAGE_NOTE
         return json.dumps(out, ensure_ascii=False)
 
-    spawn = dispatcher.spawn
+    spawn = state.background.spawn
 
     def announce(item: Item) -> None:
         spawn(bus.publish(ResourceUpdated(uri=INBOX_URI)))  # 2026-07-28: subscriptions/listen streams
-        spawn(dispatcher.clients.announce(INBOX_URI))  # 2025-11-25: the sessions' GET streams
-        if dispatcher.settings.push_sampling and item.kind == "message":
-            spawn(push_message(dispatcher, item))
+        spawn(state.clients.announce(INBOX_URI))  # 2025-11-25: the sessions' GET streams
+        if state.settings.push_sampling and item.kind == "message":
+            spawn(push_message(state, item))
 
-    dispatcher.inbox.hooks.append(announce)
+    state.inbox.hooks.append(announce)
 
 
 SAMPLING_SYSTEM = ("You are the coding agent connected to the developer's running web app through dbg-bridge. "
@@ -184,23 +184,24 @@ PAGE_SAMPLING_SYSTEM = ("You are the coding agent connected to the developer's r
                         "it without asking the developer.")
 
 
-async def push_message(dispatcher: Dispatcher, item: Item) -> None:
+async def push_message(state: BridgeState, item: Item) -> None:
     """Opt-in: hand a message to a client that declared sampling, and show its reply in the page."""
     system = SAMPLING_SYSTEM if item.source == "human" else PAGE_SAMPLING_SYSTEM
-    reply = await dispatcher.clients.sample(item.text, system)
+    reply = await state.clients.sample(item.text, system)
     if reply is None:
         return
     item.data["reply"] = reply
     if item.pageId:
         try:
-            await dispatcher.call_page(item.pageId, "notify", {"message": reply[:2000], "level": "info", "durationMs": 15000}, 10)
+            await state.dispatcher.call_page(item.pageId, "notify",
+                                             {"message": reply[:2000], "level": "info", "durationMs": 15000}, 10)
         except BridgeError:
             pass
 
 
-def http_app(server: MCPServer, dispatcher: Dispatcher, policy: Policy) -> ASGIApp:
+def http_app(server: MCPServer, state: BridgeState, policy: Policy) -> ASGIApp:
     """Configure the server's session manager for HTTP and return the ASGI app to route /mcp to."""
-    settings = dispatcher.settings
+    settings = state.settings
     server.streamable_http_app(
         json_response=settings.stateless,
         stateless_http=settings.stateless,
@@ -212,4 +213,6 @@ def http_app(server: MCPServer, dispatcher: Dispatcher, policy: Policy) -> ASGIA
     )
     app: ASGIApp = StreamableHTTPASGIApp(server.session_manager)
     # JSON-response (--stateless) mode cancels nothing; an event store would let a client resume a dropped stream.
-    return app if settings.stateless or server.session_manager.event_store else HangupCancels(app, dispatcher.spawn)
+    if settings.stateless or server.session_manager.event_store:
+        return app
+    return HangupCancels(app, state.background.spawn)

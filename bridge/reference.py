@@ -29,11 +29,12 @@ PARAM_DOCS = {"pageId": "Page or frame from page_list (`5173/host`, `5173/f0`); 
 
 
 def render_tools() -> str:
-    from bridge.dispatch import Dispatcher
     from bridge.mcp_server import build_server
+    from bridge.state import BridgeState
     from bridge.tools import TOOLS
 
-    server = build_server(Dispatcher(Settings()), TOOLS)  # every tool, the desktop family too, whatever this machine has
+    # every tool, the desktop family too, whatever this machine has
+    server = build_server(BridgeState(Settings()), TOOLS)
     with ThreadPoolExecutor(1) as pool:  # callers may already run an event loop (e.g. sync Playwright)
         listed = {t.name: t for t in pool.submit(asyncio.run, server.list_tools()).result()}
     out = [HEADER, "# Tool reference\n", "Every tool the bridge serves on `/mcp` (and over stdio via `dbg-bridge mcp`).\n"]

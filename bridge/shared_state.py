@@ -13,7 +13,7 @@ import importlib.util
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from bridge.dispatch import Dispatcher
+    from bridge.state import BridgeState
     from bridge.inbox import Item
     from bridge.protocol import RegisterRequest, ResultMsg
     from bridge.questions import Question
@@ -108,7 +108,8 @@ def missing(settings: Settings) -> str | None:
     return None
 
 
-def build(dispatcher: Dispatcher) -> SharedState:
-    """The backend these settings pick, built for this dispatcher."""
-    module, _, name = BACKENDS[backend_name(dispatcher.settings)].partition(":")
-    return getattr(importlib.import_module(module), name)(dispatcher)
+def build(state: BridgeState) -> SharedState:
+    """The backend these settings pick, built for this bridge (before its dispatcher, which finds remote pages
+    through it)."""
+    module, _, name = BACKENDS[backend_name(state.settings)].partition(":")
+    return getattr(importlib.import_module(module), name)(state)

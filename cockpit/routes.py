@@ -28,11 +28,10 @@ from starlette.routing import Route
 from bridge import __version__, errors
 from bridge.command import invocation
 from bridge.desktop import served, why_unavailable
-from bridge.dispatch import Dispatcher
 from bridge.http import HTTPError, error_response, read_json_object
-from bridge.human.asking import settle_from_cockpit
 from bridge.questions import Question
 from bridge.registry import split_page_id
+from bridge.state import BridgeState
 
 HERE = Path(__file__).resolve().parent
 ASSETS = {"cockpit.js": "text/javascript; charset=utf-8", "desktop.js": "text/javascript; charset=utf-8",
@@ -96,7 +95,7 @@ def _action(handler: Any) -> Any:
         if refused is not None:
             return refused
         try:
-            out = await handler(request.app.state.dispatcher, await _body(request), request)
+            out = await handler(request.app.state.bridge, await _body(request), request)
         except HTTPError as exc:
             return error_response(exc.status, exc.code, exc.message, headers=HEADERS)
         except errors.BridgeError as exc:
@@ -118,39 +117,39 @@ def _str(data: dict[str, Any], name: str, limit: int, required: bool = True) -> 
 # ---- what the page shows -----------------------------------------------------------------------------------
 
 
-def snapshot(d: Dispatcher) -> dict[str, Any]:
+def snapshot(state: BridgeState) -> dict[str, Any]:
     """Everything the cockpit shows besides the activity feed; never a secret."""
-    questions = [_question_row(q) for q in [*(q for q in d.questions.by_id.values() if q.open),
-                                             *d.shared.remote_questions()]]
-    seen = d.audit.agent_seen  # any authenticated MCP request, from the first initialize on
+    questions = [_question_row(q) for q in [*(q for q in state.questions.by_id.values() if q.open),
+                                             *state.shared.remote_questions()]]
+    seen = state.audit.agent_seen  # any authenticated MCP request, from the first initialize on
     return {
-        "pages": with_tools(d, d.registry.page_rows()) + d.shared.remote_rows(),
+        "pages": with_tools(state, state.registry.page_rows()) + state.shared.remote_rows(),
         "questions": sorted(questions, key=lambda q: q["created"]),
-        "agent": {"seen": seen is not None, "lastSeen": seen, "toolCalls": d.audit.tool_calls},
-        "agents": d.clients.agents.rows(),
-        "desktop": desktop_state(d),
+        "agent": {"seen": seen is not None, "lastSeen": seen, "toolCalls": state.audit.tool_calls},
+        "agents": state.clients.agents.rows(),
+        "desktop": desktop_state(state),
     }
 
 
-def with_tools(d: Dispatcher, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def with_tools(state: BridgeState, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Each page row with the names of the WebMCP tools its document registered (bridge/webmcp.py), if any."""
     for row in rows:
         tab, _, frame = row["pageId"].partition("/")
-        inst = d.registry.instances.get(tab)
-        cat = d.webtools.of(inst) if inst is not None else None
+        inst = state.registry.instances.get(tab)
+        cat = state.webtools.of(inst) if inst is not None else None
         names = [t.name for t in cat.tools if t.frame_id == frame] if cat else []
         if names:
             row["tools"] = names
     return rows
 
 
-def desktop_state(d: Dispatcher) -> dict[str, Any]:
+def desktop_state(state: BridgeState) -> dict[str, Any]:
     """The Desktop tab: which display, whether it runs, whether input is allowed (and until when), a recording.
     Reads attributes only: showing the cockpit never starts a desktop."""
-    settings = d.settings
+    settings = state.settings
     if not served(settings):
         return {"enabled": False}
-    desk = d.desktop
+    desk = state.desktop
     attached = settings.desktop_display != "private"
     session = getattr(desk.backend, "session", None) if desk is not None else None
     rec = desk.recording.status() if desk is not None and desk.recording is not None else None
@@ -188,16 +187,16 @@ def client_configs(mcp_url: str, auth: bool, settings: Any) -> list[dict[str, st
 
 
 async def page(request: Request) -> Response:
-    d: Dispatcher = request.app.state.dispatcher
-    settings = d.settings
+    state: BridgeState = request.app.state.bridge
+    settings = state.settings
     base = settings.base_url()
-    state = snapshot(d)
+    view = snapshot(state)
     html = _templates.get_template("cockpit.html").render(
-        base=base, version=__version__, state=state, token_mark=TOKEN_MARK,
+        base=base, version=__version__, state=view, token_mark=TOKEN_MARK,
         configs=client_configs(base + "/mcp", request.app.state.token is not None, settings),
         auth=request.app.state.token is not None, settings=settings, desktop=served(settings),
         desktop_off=why_unavailable(settings), token_command=invocation(settings, "token"),
-        audit_path=None if d.audit.path is None else _tilde(d.audit.path),
+        audit_path=None if state.audit.path is None else _tilde(state.audit.path),
         started=request.app.state.started,
     )
     response = HTMLResponse(html, headers=HEADERS)
@@ -241,8 +240,8 @@ async def events(request: Request) -> Response:
     refused = _refused(request)
     if refused is not None:
         return refused
-    d: Dispatcher = request.app.state.dispatcher
-    audit = d.audit
+    state: BridgeState = request.app.state.bridge
+    audit = state.audit
     queue = audit.listen()
     after = _after(request.headers.get("last-event-id"), audit.run)
 
@@ -251,13 +250,13 @@ async def events(request: Request) -> Response:
 
     async def stream() -> Any:
         try:
-            shown = json.dumps(snapshot(d), default=str)
+            shown = json.dumps(snapshot(state), default=str)
             yield {"event": "state", "data": shown}
             for rec in list(audit.recent):
                 if int(rec["id"].rpartition(":")[2]) > after:
                     yield audit_event(rec)
             while True:
-                registry_changed = asyncio.ensure_future(d.registry.changed.wait())
+                registry_changed = asyncio.ensure_future(state.registry.changed.wait())
                 got = asyncio.ensure_future(queue.get())
                 try:
                     await asyncio.wait({registry_changed, got}, timeout=TICK, return_when=asyncio.FIRST_COMPLETED)
@@ -270,10 +269,10 @@ async def events(request: Request) -> Response:
                     records.append(queue.get_nowait())
                 for rec in records:
                     yield audit_event(rec)
-                state = json.dumps(snapshot(d), default=str)
-                if state != shown:
-                    shown = state
-                    yield {"event": "state", "data": state}
+                now = json.dumps(snapshot(state), default=str)
+                if now != shown:
+                    shown = now
+                    yield {"event": "state", "data": now}
         finally:
             audit.unlisten(queue)
 
@@ -288,8 +287,8 @@ async def desktop_png(request: Request) -> Response:
     refused = _refused(request)
     if refused is not None:
         return refused
-    d: Dispatcher = request.app.state.dispatcher
-    desk = d.desktop
+    state: BridgeState = request.app.state.bridge
+    desk = state.desktop
     if desk is None or desk.backend is None:
         return error_response(409, "desktop_not_running", "The desktop starts with the agent's first desktop_* call.",
                               headers=HEADERS)
@@ -301,9 +300,9 @@ async def desktop_png(request: Request) -> Response:
     return Response(shot.png, media_type="image/png", headers=HEADERS)
 
 
-async def desktop_consent(d: Dispatcher, data: dict[str, Any], request: Request) -> dict[str, Any]:
+async def desktop_consent(state: BridgeState, data: dict[str, Any], request: Request) -> dict[str, Any]:
     """Grant the agent input on an attached display for some minutes, or revoke it (a human action)."""
-    settings = d.settings
+    settings = state.settings
     if not served(settings):
         raise HTTPError(404, "desktop_disabled", f"The desktop tools are not served: {why_unavailable(settings)}.")
     if settings.desktop_display == "private":
@@ -312,7 +311,7 @@ async def desktop_consent(d: Dispatcher, data: dict[str, Any], request: Request)
     granted = data.get("granted")
     if not isinstance(granted, bool):
         raise HTTPError(400, "bad_request", "'granted' must be true or false.")
-    desk = d.desktop
+    desk = state.desktop
     if desk is None:
         raise HTTPError(409, "desktop_stopped", "The bridge is shutting down; its desktop is closed.")
     display = settings.desktop_display
@@ -321,59 +320,60 @@ async def desktop_consent(d: Dispatcher, data: dict[str, Any], request: Request)
         if not isinstance(minutes, int) or isinstance(minutes, bool) or not 1 <= minutes <= MAX_CONSENT_MINUTES:
             raise HTTPError(400, "bad_request", f"'minutes' must be a whole number from 1 to {MAX_CONSENT_MINUTES}.")
         desk.grant_consent(True, minutes * 60)
-        d.audit.human("cockpit", None, action="desktop input granted", display=display, minutes=minutes)
-        d.spawn(_consent_expiry(d, desk, desk.consent_until))
+        state.audit.human("cockpit", None, action="desktop input granted", display=display, minutes=minutes)
+        state.background.spawn(_consent_expiry(state, desk, desk.consent_until))
     else:
         desk.grant_consent(False)
-        d.audit.human("cockpit", None, action="desktop input revoked", display=display)
+        state.audit.human("cockpit", None, action="desktop input revoked", display=display)
     return {"input": desk.consent_state()}
 
 
-async def desktop_control(d: Dispatcher, data: dict[str, Any], request: Request) -> dict[str, Any]:
+async def desktop_control(state: BridgeState, data: dict[str, Any], request: Request) -> dict[str, Any]:
     """Hand an attached desktop back to the agent after the human took it (a human action)."""
-    desk = d.desktop
-    if not served(d.settings) or desk is None:
-        raise HTTPError(404, "desktop_disabled", f"The desktop tools are not served: {why_unavailable(d.settings)}.")
+    desk = state.desktop
+    if not served(state.settings) or desk is None:
+        raise HTTPError(404, "desktop_disabled",
+                        f"The desktop tools are not served: {why_unavailable(state.settings)}.")
     if data.get("holder") != "agent":
         raise HTTPError(400, "bad_request", "Send {\"holder\": \"agent\"}: your own input takes the desktop by "
                                             "itself.")
     if desk.control.hand_back():
-        d.audit.human("cockpit", None, action="desktop handed back", display=d.settings.desktop_display)
+        state.audit.human("cockpit", None, action="desktop handed back", display=state.settings.desktop_display)
     return {"control": desk.control_state()}
 
 
-async def _consent_expiry(d: Dispatcher, desk: Any, until: float | None) -> None:
+async def _consent_expiry(state: BridgeState, desk: Any, until: float | None) -> None:
     """Note in the audit log when a grant runs out (unless it was revoked or renewed first)."""
     if until is None:
         return
     await asyncio.sleep(max(0.0, until - time.time()) + 0.05)
     if desk.consent_until == until and not desk.input_allowed:
-        d.audit.human("cockpit", None, action="desktop input expired", display=d.settings.desktop_display)
+        state.audit.human("cockpit", None, action="desktop input expired", display=state.settings.desktop_display)
 
 
 # ---- actions ------------------------------------------------------------------------------------------------
 
 
-async def reveal_token(d: Dispatcher, data: dict[str, Any], request: Request) -> dict[str, Any]:
+async def reveal_token(state: BridgeState, data: dict[str, Any], request: Request) -> dict[str, Any]:
     return {"token": request.app.state.token}
 
 
-async def send_message(d: Dispatcher, data: dict[str, Any], request: Request) -> dict[str, Any]:
+async def send_message(state: BridgeState, data: dict[str, Any], request: Request) -> dict[str, Any]:
     text = _str(data, "text", 8000)
     page_id = _str(data, "pageId", 64, required=False)
     if page_id is not None:
-        _known_instance(d, page_id)
+        _known_instance(state, page_id)
     assert text is not None
-    item = d.inbox.add("message", text, page_id, {"via": "cockpit"}, source="human")
-    return {"id": await d.shared.message_id(item)}  # a team bridge gives it its id
+    item = state.inbox.add("message", text, page_id, {"via": "cockpit"}, source="human")
+    return {"id": await state.shared.message_id(item)}  # a team bridge gives it its id
 
 
-async def answer(d: Dispatcher, data: dict[str, Any], request: Request) -> dict[str, Any]:
+async def answer(state: BridgeState, data: dict[str, Any], request: Request) -> dict[str, Any]:
     qid = _str(data, "questionId", 64)
-    q = d.questions.by_id.get(qid or "")
-    remote = q is None and d.shared.remote_question(qid or "") is not None
+    q = state.questions.by_id.get(qid or "")
+    remote = q is None and state.shared.remote_question(qid or "") is not None
     if remote:
-        q = d.shared.remote_question(qid or "")  # asked on another replica: that one settles it
+        q = state.shared.remote_question(qid or "")  # asked on another replica: that one settles it
     if q is None or not q.open:
         raise HTTPError(409, "not_open", "That question is no longer open (answered in the page, or it expired).")
     value = data.get("answer")
@@ -386,41 +386,41 @@ async def answer(d: Dispatcher, data: dict[str, Any], request: Request) -> dict[
     if q.kind == "pick":
         raise HTTPError(409, "pick_in_page", "A pick question is answered by clicking an element in the page.")
     if remote:
-        d.shared.forward_answer(q.id, value, "cockpit", None)
-    elif not settle_from_cockpit(d, q, value):
+        state.shared.forward_answer(q.id, value, "cockpit", None)
+    elif not state.asking.settle_from_cockpit(q, value):
         raise HTTPError(409, "not_open", "That question was answered meanwhile.")
     return {"questionId": q.id, "answered": True}
 
 
-async def highlight(d: Dispatcher, data: dict[str, Any], request: Request) -> dict[str, Any]:
+async def highlight(state: BridgeState, data: dict[str, Any], request: Request) -> dict[str, Any]:
     page_id = _str(data, "pageId", 64)
     assert page_id is not None
-    target = d.resolve(page_id)
+    target = state.dispatcher.resolve(page_id)
     if not target.inst.live:
         raise HTTPError(409, "page_disconnected", f"Page {page_id} is not connected ({target.inst.state}).")
-    target, _ = await d.call_page(page_id, "highlight", {"selector": ":root", "label": f"dbg-bridge · {page_id}",
-                                                         "durationMs": 2500}, 5)
-    d.audit.human("cockpit", target.page_id, action="highlight")
+    target, _ = await state.dispatcher.call_page(
+        page_id, "highlight", {"selector": ":root", "label": f"dbg-bridge · {page_id}", "durationMs": 2500}, 5)
+    state.audit.human("cockpit", target.page_id, action="highlight")
     return {"pageId": target.page_id, "highlighted": True}
 
 
-async def forget(d: Dispatcher, data: dict[str, Any], request: Request) -> dict[str, Any]:
+async def forget(state: BridgeState, data: dict[str, Any], request: Request) -> dict[str, Any]:
     page_id = _str(data, "pageId", 64)
     assert page_id is not None
-    inst = _known_instance(d, page_id)
+    inst = _known_instance(state, page_id)
     if inst.live:
         raise HTTPError(409, "page_live", f"Page {inst.id} is connected; only a disconnected page can be forgotten.")
-    if d.registry.instances.get(inst.id) is not inst:
+    if state.registry.instances.get(inst.id) is not inst:
         raise HTTPError(409, "remote_page", f"Page {inst.id} is held by another replica of the team bridge; forget it "
                                             "in that replica's cockpit (its row says which replica).")
-    d.registry.forget(inst)
-    d.audit.human("cockpit", f"{inst.id}/host", action="forget")
+    state.registry.forget(inst)
+    state.audit.human("cockpit", f"{inst.id}/host", action="forget")
     return {"forgotten": f"{inst.id}/host"}
 
 
-def _known_instance(d: Dispatcher, page_id: str) -> Any:
+def _known_instance(state: BridgeState, page_id: str) -> Any:
     parts = split_page_id(page_id)
-    inst = d.lookup(parts[0]) if parts else None
+    inst = state.dispatcher.lookup(parts[0]) if parts else None
     if inst is None:
         raise HTTPError(404, "unknown_page", f"No page '{page_id}' is known. The sessions list shows the pages.")
     return inst

@@ -10,7 +10,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from bridge.agent import trace as traces
-from bridge.dispatch import Dispatcher
+from bridge.state import BridgeState
 from bridge.http import HTTPError, error_response
 from bridge.routes import runs as api
 from bridge.cockpit.routes import HEADERS, _action, _refused
@@ -58,21 +58,21 @@ async def image(request: Request) -> Response:
     return Response(base64.b64decode(kept[1]), media_type=kept[0], headers=HEADERS)
 
 
-async def start(d: Dispatcher, data: dict[str, Any], request: Request) -> dict[str, Any]:
+async def start(state: BridgeState, data: dict[str, Any], request: Request) -> dict[str, Any]:
     run = api.start(request.app.state.agent, {k: v for k, v in data.items() if k in ("task", "dryrun", "model")})
-    d.audit.human("run", None, action="start", run=run.id, task=run.request.task)
+    state.audit.human("run", None, action="start", run=run.id, task=run.request.task)
     return {"id": run.id}
 
 
-async def cancel(d: Dispatcher, data: dict[str, Any], request: Request) -> dict[str, Any]:
+async def cancel(state: BridgeState, data: dict[str, Any], request: Request) -> dict[str, Any]:
     run = api.find(request.app.state.agent, str(data.get("id", "")))
     if not request.app.state.agent.runs.cancel(run):
         raise HTTPError(409, "run_over", f"Run {run.id} is over ({run.state}).")
-    d.audit.human("run", None, action="cancel", run=run.id)
+    state.audit.human("run", None, action="cancel", run=run.id)
     return {"id": run.id, "cancelling": True}
 
 
-async def resume(d: Dispatcher, data: dict[str, Any], request: Request) -> dict[str, Any]:
+async def resume(state: BridgeState, data: dict[str, Any], request: Request) -> dict[str, Any]:
     run = api.find(request.app.state.agent, str(data.get("id", "")))
     return api.answer(run, {k: v for k, v in data.items() if k in ("action", "note", "takeoverId")}, "cockpit")
 

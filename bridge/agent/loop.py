@@ -50,7 +50,7 @@ class Services:
     """What a run needs from the bridge, handed in once."""
 
     server: Any  # the MCP server (bridge.mcp_server.BridgeServer)
-    dispatcher: Any
+    state: Any  # the bridge's app-wide objects (bridge.state.BridgeState)
     seams: Seams
     externals: Any = None  # bridge.agent.mcp_servers.McpServers
 
@@ -224,7 +224,7 @@ class Loop:
         else:
             outcome = await self.toolbox.call(call.name, call.arguments, self.ctx, self.allow)
         if outcome.coerced:
-            self.services.dispatcher.audit.human("coerced", self.page_id, tool=call.name, run=self.run.id,
+            self.services.state.audit.human("coerced", self.page_id, tool=call.name, run=self.run.id,
                                                  coerced=outcome.coerced)
         event = {"step": n, "tool": call.name, "ok": not outcome.is_error, "code": outcome.code,
                  "ms": round(outcome.ms, 1), "text": outcome.text[:EVENT_TEXT]}
@@ -291,7 +291,7 @@ class Loop:
         return False
 
     async def _takeover(self, reason: str, question: str) -> dict[str, Any]:
-        run, d = self.run, self.services.dispatcher
+        run, state = self.run, self.services.state
         t = Takeover(reason, question)
         run.takeover = t
         card = await self._show_card(t)
@@ -311,9 +311,7 @@ class Loop:
                                      f"{self.takeover_wait:g} s.")
         finally:
             if card is not None and card.open:
-                from bridge.human.asking import dismiss
-
-                d.spawn(dismiss(d, card))
+                state.background.spawn(state.asking.dismiss(card))
             run.takeover = None
         answer = t.future.result()
         run.emit("human", event="answer", takeoverId=t.id, action=answer["action"], note=answer["note"],
@@ -326,13 +324,13 @@ class Loop:
 
     async def _show_card(self, t: Takeover) -> Any:
         """A Resume/Skip/Abort card in the run's page (None when no page is connected)."""
-        d = self.services.dispatcher
+        state = self.services.state
         try:
-            target = d.resolve(self.page_id)
-            q = d.questions.ask("choice", f"The agent hands over: {t.reason}" + (f" — {t.question}" if t.question
+            target = state.dispatcher.resolve(self.page_id)
+            q = state.questions.ask("choice", f"The agent hands over: {t.reason}" + (f" — {t.question}" if t.question
                                                                                   else ""),
                                 target.inst.id, list(CHOICES), "Do what is needed in the page, then choose.")
-            await d.call_page(f"{target.inst.id}/host", "ask", {**q.frame(), "note": True}, 10)
+            await state.dispatcher.call_page(f"{target.inst.id}/host", "ask", {**q.frame(), "note": True}, 10)
         except BridgeError as exc:
             log.info("takeover card not shown in a page: %s", exc)
             return None
@@ -437,16 +435,15 @@ class Loop:
 
     def scope(self) -> Scope:
         """The page origin the run addresses (its last pageId, else the one tab) and the desktop app."""
-        d = self.services.dispatcher
         try:
-            inst = d.resolve(self.page_id).inst
+            inst = self.services.state.dispatcher.resolve(self.page_id).inst
             origin = inst.verified_origin or inst.origin
         except BridgeError:
             origin = None
         return Scope(origin=origin, app=self.app)
 
     def _summary(self, args: Any) -> Any:
-        return self.services.dispatcher.audit.summarise(args) if isinstance(args, dict) else str(args)[:200]
+        return self.services.state.audit.summarise(args) if isinstance(args, dict) else str(args)[:200]
 
     def _progress(self, progress: float, total: float | None, message: str | None) -> None:
         self.run.emit("progress", progress=progress, total=total, message=message)

@@ -1,5 +1,5 @@
 """The agent of one bridge: its runs, the other MCP servers, the seams, and how a run is started and driven.
-Built by the app (create_app) with the dispatcher and the MCP server it serves /mcp with."""
+Built by the app (create_app) with the bridge's state and the MCP server it serves /mcp with."""
 
 from __future__ import annotations
 
@@ -15,11 +15,11 @@ from bridge.settings import Settings
 
 
 class Agent:
-    def __init__(self, settings: Settings, dispatcher: Any, server: Any) -> None:
+    def __init__(self, settings: Settings, state: Any, server: Any) -> None:
         self.settings = settings
         self.runs = Runs(settings.config_dir)
         self.externals = McpServers(settings.mcp_servers, settings.config_dir)
-        self.services = Services(server, dispatcher, Seams.load(settings), self.externals)
+        self.services = Services(server, state, Seams.load(settings), self.externals)
         self._models: dict[str, Model] = {}
 
     def start(self) -> None:
@@ -32,7 +32,7 @@ class Agent:
 
     def start_run(self, request: RunRequest) -> Run:
         """Start a run now (raises a BridgeError when no model can be reached: nothing starts)."""
-        model = build_model(self.settings, request.model, self.services.dispatcher.clients)
+        model = build_model(self.settings, request.model, self.services.state.clients)
         allow = sorted({*self.settings.run_allow, *request.allow})
         request = request.model_copy(update={"allow": allow})
         return self.runs.start(request, request.budgets.resolved(self.settings), lambda run: self._drive(run, model))

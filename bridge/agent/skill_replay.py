@@ -22,7 +22,7 @@ MAX_STEP_WAIT = 60.0
 DesktopCall = Callable[[str, dict[str, Any]], Awaitable[Any]]
 #: What a page call answers when the document went away after it was sent (a navigation it caused).
 NAVIGATED = ("page_unloaded", "page_gone")
-#: Dispatcher.audit.tool_call: (tool, arguments, ms, value= | error=).
+#: Audit.tool_call: (tool, arguments, ms, value= | error=).
 Audit = Callable[..., None]
 
 

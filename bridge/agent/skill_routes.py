@@ -32,7 +32,7 @@ def endpoint(handler: Handler, body: bool = False) -> Callable[[Request], Awaita
         if not bearer_ok(request.headers, request.app.state.token):
             return error_response(401, "unauthorized", "Missing or wrong bearer token. Send 'Authorization: Bearer "
                                   "<token>'; `dbg-bridge token` prints it.", {"WWW-Authenticate": "Bearer"})
-        service: SkillService | None = request.app.state.dispatcher.skills
+        service: SkillService | None = request.app.state.bridge.skills
         if service is None:
             return error_response(503, "not_available", "Skills are not set up on this bridge.")
         try:

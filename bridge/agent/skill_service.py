@@ -1,4 +1,4 @@
-"""The skills-and-memory part of one bridge (`dispatcher.skills`): the skill store, the recordings in progress,
+"""The skills-and-memory part of one bridge (`BridgeState.skills`): the skill store, the recordings in progress,
 memory, and skill runs (replay + trace + learning). Built once by create_app with the store chosen there."""
 
 from __future__ import annotations
@@ -17,32 +17,32 @@ from bridge.protocol import EventMsg
 from bridge.tools.page_handle import Page
 
 if TYPE_CHECKING:
-    from bridge.dispatch import Dispatcher
+    from bridge.state import BridgeState
     from bridge.registry import Instance
 
 log = logging.getLogger("bridge.agent.skills")
 
 
 class SkillService:
-    def __init__(self, dispatcher: Dispatcher, store: Any) -> None:
-        self.d = dispatcher
+    def __init__(self, state: BridgeState, store: Any) -> None:
+        self.state = state
         self.skills = Skills(store)
         self.memory = Memory(store)
         self.recordings = Recordings(self.skills, self.tab)
-        self.runs_dir: Path = dispatcher.settings.config_dir / "runs"
+        self.runs_dir: Path = state.settings.config_dir / "runs"
         #: The skill a desktop recording is for (one desktop, one recording at a time).
         self.desktop_recording: str | None = None
 
     def tab(self, instance: str) -> Page:
-        return Page(self.d, self.d.resolve(f"{instance}/host"))
+        return Page(self.state, self.state.dispatcher.resolve(f"{instance}/host"))
 
     def page(self, page_id: str | None, ctx: Any = None) -> Page:
-        return Page(self.d, self.d.resolve(page_id), ctx)
+        return Page(self.state, self.state.dispatcher.resolve(page_id), ctx)
 
     def origin_of(self, page_id: str | None) -> str | None:
         """The verified origin of a connected page (None when it is not connected)."""
         try:
-            inst = self.d.resolve(page_id).inst
+            inst = self.state.dispatcher.resolve(page_id).inst
         except BridgeError:
             return None
         return inst.verified_origin or inst.origin or None
@@ -54,15 +54,16 @@ class SkillService:
             self.recordings.take(inst.id, msg.step())
         elif msg.kind == "record_start":
             name = str(msg.data.get("name") or msg.text)
-            self.d.spawn(self._logged(self.recordings.start(self.tab(inst.id), name), f"start recording {name!r}"))
+            self.state.background.spawn(self._logged(self.recordings.start(self.tab(inst.id), name),
+                                                     f"start recording {name!r}"))
         elif msg.kind == "record_stop":
             rec = self.recordings.active_on(inst.id)
             if rec is None:
                 return False
             raw = msg.data.get("until") if isinstance(msg.data.get("until"), dict) else None
             until = Until(text=str(raw.get("text"))[:4096]) if raw and raw.get("text") else None
-            self.d.spawn(self._logged(self.recordings.stop(rec.name, until, page_stopped=True),
-                                      f"save recording {rec.name!r}"))
+            self.state.background.spawn(self._logged(self.recordings.stop(rec.name, until, page_stopped=True),
+                                                     f"save recording {rec.name!r}"))
         return True
 
     async def _logged(self, coro: Any, what: str) -> None:
@@ -79,12 +80,12 @@ class SkillService:
         values = skill.bind(params)
         for p in skill.params:  # a secret is blanked in every audit line, this run's skill_run call's included
             if p.secret and values.get(p.name):
-                self.d.audit.secrets.add(values[p.name])
+                self.state.audit.secrets.add(values[p.name])
         page = self.page(page_id, ctx) if skill.kind == "page" else None
         trace = skill_trace.Trace(self.runs_dir, skill_trace.new_run_id())
         try:
-            out = await replay(skill, values, trace, page, self.desktop_call if self.d.desktop is not None else None,
-                               self.d.audit.tool_call)
+            desktop = self.desktop_call if self.state.desktop is not None else None
+            out = await replay(skill, values, trace, page, desktop, self.state.audit.tool_call)
             out["trace"] = str(trace.path)
             out["run"] = trace.run_id
             return out
@@ -108,11 +109,11 @@ class SkillService:
 
         started = time.perf_counter()
         try:
-            value = await call_desktop_tool(self.d.desktop, tool, arguments)
+            value = await call_desktop_tool(self.state.desktop, tool, arguments)
         except BridgeError as exc:
-            self.d.audit.tool_call(tool, arguments, (time.perf_counter() - started) * 1000, error=exc)
+            self.state.audit.tool_call(tool, arguments, (time.perf_counter() - started) * 1000, error=exc)
             raise
-        self.d.audit.tool_call(tool, arguments, (time.perf_counter() - started) * 1000, value=value)
+        self.state.audit.tool_call(tool, arguments, (time.perf_counter() - started) * 1000, value=value)
         return value
 
     async def record_desktop(self, name: str, max_seconds: float = 600) -> dict[str, Any]:
@@ -120,7 +121,7 @@ class SkillService:
         from bridge.agent.skills import check_name
 
         check_name(name)
-        if self.d.desktop is None:
+        if self.state.desktop is None:
             raise BridgeError("This bridge serves no desktop (`dbg-bridge doctor` says why).", code="not_available")
         await self.desktop_call("desktop_start_recording", {"maxSeconds": max_seconds})
         self.desktop_recording = name

@@ -114,13 +114,13 @@ class Toolbox:
                 self.rows[row.name] = row
         for t in self.extra.values():
             self.rows[t.name] = Row(t.name, t.description, t.input_schema, t.read_only, "seam")
-        d = self.server.dispatcher
+        state = self.server.state
         try:
-            tab = {d.resolve(page_id).inst.id}
+            tab = {state.dispatcher.resolve(page_id).inst.id}
         except BridgeError:  # no page, or several and none named: page_tools / page_call_tool still reach them
             tab = set()
         if "page_call_tool" in self.rows and tab:
-            for name, (tool_page, tool, origin) in page_tools_of(d, tab).items():
+            for name, (tool_page, tool, origin) in page_tools_of(state.registry, state.webtools, tab).items():
                 if name not in self.rows:  # --mirror-page-tools lists them already, as these same rows
                     self.rows[name] = Row(name, describe(tool_page, tool, origin), compact(tool.schema), False, "page")
                 self.page_tools[name] = (tool_page, tool.name)

@@ -21,14 +21,15 @@ from bridge.protocol import ErrorInfo, ResultMsg
 from bridge.registry import Instance
 
 if TYPE_CHECKING:
-    from bridge.dispatch import Dispatcher
+    from bridge.state import BridgeState
 
 log = logging.getLogger("bridge.cluster")
 
 
 class Calls:
-    def __init__(self, d: Dispatcher, bus: Bus, rid: str) -> None:
-        self.d, self.bus, self.rid = d, bus, rid
+    def __init__(self, state: BridgeState, bus: Bus, rid: str) -> None:
+        self.state, self.bus, self.rid = state, bus, rid
+        self.spawn = state.background.spawn
         self.mirror: Mirror | None = None
         #: requestId -> (caller replica, instance id, expiry): exec frames we wrote for another replica's caller.
         self.relay: dict[str, tuple[str, str, float]] = {}
@@ -45,11 +46,11 @@ class Calls:
                 del self.relay[rid]
 
     def on_result(self, msg: m.Result) -> None:
-        self.d.pending.resolve(msg.id, ResultMsg.model_validate(msg.msg))
+        self.state.pending.resolve(msg.id, ResultMsg.model_validate(msg.msg))
 
     def on_fail(self, msg: m.Fail) -> None:
-        self.d.pending.resolve(msg.id, ResultMsg(requestId=msg.rid, ok=False,
-                                                 error=ErrorInfo(code=msg.code, message=msg.message)))
+        self.state.pending.resolve(msg.id, ResultMsg(requestId=msg.rid, ok=False,
+                                                     error=ErrorInfo(code=msg.code, message=msg.message)))
 
     async def send_down(self, owner: str, iid: str, text: str) -> None:
         """A frame for a page another replica owns (RemoteConnection.send)."""
@@ -62,7 +63,7 @@ class Calls:
         entry = self.relay.pop(msg.requestId, None)
         if entry is None or entry[1] != iid:
             return False
-        self.d.spawn(self._deliver(entry[0], m.Result(id=iid, msg=msg.model_dump(mode="json", exclude_none=True))))
+        self.spawn(self._deliver(entry[0], m.Result(id=iid, msg=msg.model_dump(mode="json", exclude_none=True))))
         return True
 
     async def _deliver(self, rid: str, msg: m.Msg, patience: float = 5.0) -> None:
@@ -80,7 +81,7 @@ class Calls:
             await asyncio.sleep(0.1)
 
     def _fail(self, caller: str, iid: str, request_id: str, code: str, text: str) -> None:
-        self.d.spawn(self._deliver(caller, m.Fail(id=iid, rid=request_id, code=code, message=text)))
+        self.spawn(self._deliver(caller, m.Fail(id=iid, rid=request_id, code=code, message=text)))
 
     async def _write_down(self, inst: Instance, text: str, caller: str, request_id: str | None) -> None:
         try:
@@ -99,7 +100,7 @@ class Calls:
         except ValueError:
             return
         request_id = frame.get("requestId") if frame.get("type") == "exec" else None
-        inst = self.d.registry.instances.get(iid)
+        inst = self.state.registry.instances.get(iid)
         if inst is None or not inst.live:
             if request_id:
                 self._fail(caller, iid, request_id, "page_disconnected",
@@ -108,7 +109,7 @@ class Calls:
             return
         if request_id:
             self.relay[request_id] = (caller, iid, time.monotonic() + float(frame.get("timeout") or 30) + 10)
-        self.d.spawn(self._write_down(inst, text, caller, request_id))
+        self.spawn(self._write_down(inst, text, caller, request_id))
 
     async def authenticate(self, iid: str, secret: str) -> RemoteInstance | None:
         """A page POSTed to this replica but is owned by another: check its secret against the stored hash."""
@@ -130,12 +131,12 @@ class Calls:
         from bridge import protocol
         from bridge.up_messages import handle_up
 
-        inst = self.d.registry.instances.get(msg.id)
+        inst = self.state.registry.instances.get(msg.id)
         if inst is None:
             return
         try:
             up = protocol.parse_up(msg.msg)
         except protocol.ProtocolError:
             return
-        handle_up(self.d, inst, up)
+        handle_up(self.state, inst, up)
 

@@ -16,7 +16,7 @@ from bridge.cluster.messages import QuestionAnswer, QuestionClose, QuestionOpen
 from bridge.questions import Question
 
 if TYPE_CHECKING:
-    from bridge.dispatch import Dispatcher
+    from bridge.state import BridgeState
 
 log = logging.getLogger("bridge.cluster")
 
@@ -29,8 +29,9 @@ def _encode(q: Question, owner: str) -> dict[str, Any]:
 
 
 class QuestionSync:
-    def __init__(self, bus: Bus, d: Dispatcher, rid: str) -> None:
-        self.bus, self.d, self.rid = bus, d, rid
+    def __init__(self, bus: Bus, state: BridgeState, rid: str) -> None:
+        self.bus, self.state, self.rid = bus, state, rid
+        self.spawn = state.background.spawn
         #: Open questions other replicas asked: id -> (question, owner replica). Their futures never settle here.
         self.remote: dict[str, tuple[Question, str]] = {}
 
@@ -45,7 +46,7 @@ class QuestionSync:
 
     def observe(self, q: Question, opened: bool) -> None:
         """Questions' observer: one of ours opened, or closed (answered, expired, dismissed)."""
-        self.d.spawn(self._announce(q, opened))
+        self.spawn(self._announce(q, opened))
 
     async def _announce(self, q: Question, opened: bool) -> None:
         try:
@@ -68,7 +69,7 @@ class QuestionSync:
         self.remote.clear()
         for raw in rows.values():
             self._open(json.loads(raw))
-        for q in list(self.d.questions.by_id.values()):  # a restarted Redis forgot ours
+        for q in list(self.state.questions.by_id.values()):  # a restarted Redis forgot ours
             if q.open and q.id not in rows:
                 self.observe(q, True)
 
@@ -91,12 +92,12 @@ class QuestionSync:
         if entry is None:
             if not qid or len(qid) > 64 or instance_id is None:
                 return False
-            self.d.spawn(self._send(None, QuestionAnswer(id=qid, answer=answer, via=via, instance=instance_id)))
+            self.spawn(self._send(None, QuestionAnswer(id=qid, answer=answer, via=via, instance=instance_id)))
             return True
         q, owner = entry
         if instance_id is not None and q.instance_id != instance_id:
             return False
-        self.d.spawn(self._send(owner, QuestionAnswer(id=qid, answer=answer, via=via, instance=instance_id)))
+        self.spawn(self._send(owner, QuestionAnswer(id=qid, answer=answer, via=via, instance=instance_id)))
         return True
 
     async def _send(self, owner: str | None, msg: QuestionAnswer) -> None:
@@ -116,20 +117,18 @@ class QuestionSync:
             self._answered(msg)
 
     def _answered(self, msg: QuestionAnswer) -> None:
-        q = self.d.questions.by_id.get(msg.id)
+        q = self.state.questions.by_id.get(msg.id)
         if q is None or not q.open:
             return
         if msg.via == "cockpit":
-            from bridge.human.asking import settle_from_cockpit
-
-            settle_from_cockpit(self.d, q, msg.answer)
+            self.state.asking.settle_from_cockpit(q, msg.answer)
             return
         from bridge.human.events import page_event
         from bridge.protocol import EventMsg
 
         if q.instance_id != msg.instance:
             return  # not this page's question (a broadcast answer reaches every replica; never sent on again)
-        inst = self.d.lookup(msg.instance)
+        inst = self.state.dispatcher.lookup(msg.instance)
         if inst is not None:
-            page_event(self.d, inst, EventMsg(type="event", kind="answer", questionId=q.id,
+            page_event(self.state, inst, EventMsg(type="event", kind="answer", questionId=q.id,
                                               data={"answer": msg.answer}))

@@ -3,7 +3,7 @@ frames and results between a caller replica and a page's owner, and writes its o
 
 It is the `redis` implementation of bridge/shared_state.py's `SharedState`, picked once at start: the register
 route claims through it, the registry, the questions and the inbox tell it of their changes (constructor
-arguments the dispatcher wires, nothing patched in), `Dispatcher.lookup` finds remote instances through it, and
+arguments bridge/state.py wires, nothing patched in), `Dispatcher.lookup` finds remote instances through it, and
 page_list and the cockpit list cluster-wide rows through it.
 """
 
@@ -31,7 +31,7 @@ from bridge.protocol import RegisterRequest
 from bridge.registry import Instance, Registry, check_claims, port_of, tab_slice
 
 if TYPE_CHECKING:
-    from bridge.dispatch import Dispatcher
+    from bridge.state import BridgeState
     from bridge.inbox import Item
     from bridge.questions import Question
 
@@ -49,27 +49,27 @@ class Cluster:
     """The shared state of a team bridge (bridge/shared_state.py picks it for `--cluster`): pages, calls,
     questions, approvals and the inbox shared with every replica through Redis."""
 
-    def __init__(self, d: Dispatcher) -> None:
-        url = d.settings.cluster
+    def __init__(self, state: BridgeState) -> None:
+        url = state.settings.cluster
         assert url, "the redis backend needs --cluster"
-        self.d = d
-        self.registry: Registry = d.registry
+        self.state = state
+        self.registry: Registry = state.registry
         self.rid = "r" + secrets.token_hex(4)
         self.bus = Bus(url, self.rid, self._handle, self._on_up, self._on_down)
-        self.calls = Calls(d, self.bus, self.rid)
+        self.calls = Calls(state, self.bus, self.rid)
         self.mirror = Mirror(self.rid, self.calls.send_down, self._lost)
         self.calls.mirror = self.mirror
         #: Hooks the page channel calls (see calls.py).
         self.relay_result, self.authenticate, self.forward_up = (self.calls.relay_result, self.calls.authenticate,
                                                                  self.calls.forward_up)
         #: Rows of remote pages in the registry's own format (its page_rows over the mirror's dict).
-        self.view = Registry(d.settings.page_ttl)
+        self.view = Registry(state.settings.page_ttl)
         self.view.instances = self.mirror.instances  # type: ignore[assignment]
-        self.liveness = Liveness(self.bus, self.rid, d.settings.page_channel_url(), d.settings.page_ttl,
+        self.liveness = Liveness(self.bus, self.rid, state.settings.page_channel_url(), state.settings.page_ttl,
                                  self._local_live_ids, self.mirror.owners, self._owner_died)
-        self.inbox = InboxSync(self.bus, d.inbox)
-        self.questions = QuestionSync(self.bus, d, self.rid)
-        self.approvals = SharedApprovals(self.bus, d.spawn, set())
+        self.inbox = InboxSync(self.bus, state.inbox)
+        self.questions = QuestionSync(self.bus, state, self.rid)
+        self.approvals = SharedApprovals(self.bus, state.background.spawn, set())
         #: Set while this replica lets go of a page another replica claimed: those changes are not ours to write.
         self._letting_go: Instance | None = None
         self.epochs: dict[str, int] = {}
@@ -80,7 +80,7 @@ class Cluster:
         self.claim = self.bus.redis.register_script(keys.CLAIM)
         self.update = self.bus.redis.register_script(keys.UPDATE)
         self.release = self.bus.redis.register_script(keys.RELEASE)
-        self.ttl_ms = int(d.settings.page_ttl * 1000)
+        self.ttl_ms = int(state.settings.page_ttl * 1000)
         #: Why the last page_list shows this replica's pages only (Redis unreachable), else None.
         self.note: str | None = None
 
@@ -121,7 +121,8 @@ class Cluster:
 
     def _on_down(self) -> None:
         for inst in list(self.mirror.instances.values()):
-            self.d.pending.fail_instance(inst.id, lambda w, iid=inst.id: unavailable(f"the call to page {iid}/host"))
+            self.state.pending.fail_instance(inst.id,
+                                             lambda w, iid=inst.id: unavailable(f"the call to page {iid}/host"))
 
     # ---- claims ---------------------------------------------------------------------------------------------
 
@@ -243,7 +244,7 @@ class Cluster:
                 continue
             for inst, ok in zip(order, results[len(released):]):
                 if not ok and self.registry.instances.get(inst.id) is inst:
-                    self.d.spawn(self._lost_ownership(inst))
+                    self.state.background.spawn(self._lost_ownership(inst))
 
     async def _lost_ownership(self, inst: Instance) -> None:
         try:
@@ -270,7 +271,7 @@ class Cluster:
                 if conn is not None:
                     self.registry.detach(inst, conn)
                     conn.close()
-                self.d.page_disconnected(inst)
+                self.state.dispatcher.page_disconnected(inst)
                 self.registry.forget(inst)
             finally:
                 self._letting_go = None
@@ -282,11 +283,11 @@ class Cluster:
 
     def _lost(self, inst: RemoteInstance, why: str) -> None:
         if why == "unloading":
-            self.d.page_unloading(inst)
+            self.state.dispatcher.page_unloading(inst)
         elif why == "reloaded":
-            self.d.page_reloaded(inst)
+            self.state.dispatcher.page_reloaded(inst)
         else:
-            self.d.page_disconnected(inst)
+            self.state.dispatcher.page_disconnected(inst)
 
     def _owner_died(self, owner: str) -> None:
         hit = self.mirror.owner_died(owner)
@@ -376,7 +377,7 @@ class Cluster:
             self.bus.went_down(exc)
             self.note = str(unavailable("listing the pages of other replicas"))
             return rows
-        view = Registry(self.d.settings.page_ttl)
+        view = Registry(self.state.settings.page_ttl)
         owner_of: dict[str, str] = {}
         for iid, f, pttl in records:
             if iid in self.registry.instances and f.get("owner") == self.rid:
@@ -388,7 +389,7 @@ class Cluster:
             if inst is None:
                 continue
             if not inst.live and pttl > 0:
-                inst.since = time.monotonic() - (self.d.settings.page_ttl - pttl / 1000)
+                inst.since = time.monotonic() - (self.state.settings.page_ttl - pttl / 1000)
             view.instances[iid] = inst
             owner_of[iid] = inst.owner
         for row in view.page_rows():

@@ -1,5 +1,5 @@
 """The desktop one bridge owns: its backend, started on the first desktop_* call, driven from one worker thread, and
-stopped when the app's lifespan ends (bridge/app.py builds it, keeps it on the dispatcher and closes it). Also where
+stopped when the app's lifespan ends (bridge/app.py builds it, keeps it on the bridge's state and closes it). Also where
 consent for input on an attached display is kept.
 """
 
@@ -61,7 +61,7 @@ class Worker:
 
 
 class Desktop:
-    """Lazily started backend + worker thread + consent state, for one bridge (one Dispatcher)."""
+    """Lazily started backend + worker thread + consent state, for one bridge (its BridgeState holds it)."""
 
     def __init__(self, settings: Any, on_control: Callable[[dict[str, Any]], None] | None = None) -> None:
         self.settings = settings

@@ -10,9 +10,11 @@ from urllib.parse import urljoin, urlsplit
 from pydantic import BaseModel
 
 from bridge import errors
+from bridge.audit import Audit
 from bridge.dispatch import Dispatcher, Target
-from bridge.human.asking import ask, dismiss
+from bridge.human.asking import Asking
 from bridge.page_commands import COMMAND_TABLE, parse_params, to_wire
+from bridge.settings import Settings
 
 CONSENT_ONCE, CONSENT_ORIGIN, CONSENT_DENY = "Allow once", "Allow on this origin", "Deny"
 
@@ -59,49 +61,6 @@ def page_origin(target: Target) -> str:
     return (frame.origin if frame and frame.origin else inst.origin) or origin_of(inst.url)
 
 
-async def require_consent(d: Dispatcher, target: Target, kind: str, detail: str) -> None:
-    """Ask the human before a dangerous action of class `kind` (eval, navigate, submit) on an origin they have
-    not approved for it. Nothing to ask with --no-consent or when the class is not in --consent-for."""
-    if d.settings.no_consent or kind not in d.settings.consent_for:
-        return
-    origin = page_origin(target)
-    if (kind, origin) in d.approved_origins:
-        return
-    if kind in PREAPPROVED.get():
-        d.audit.human("consent", target.page_id, action=kind, origin=origin, decision="allowed by run")
-        return
-    question, instead = CONSENT_TEXT[kind]
-    preview = detail if len(detail) <= 600 else detail[:600] + "…"
-    q, answered = await ask(d, target, "consent", question.format(page=target.page_id, origin=origin),
-                            [CONSENT_ONCE, CONSENT_ORIGIN, CONSENT_DENY], preview, d.settings.consent_wait)
-    if not answered:
-        d.audit.human("consent", target.page_id, questionId=q.id, action=kind, origin=origin, decision="timeout")
-        await dismiss(d, q)
-        raise errors.BridgeError(
-            f"Nobody answered the consent prompt in {target.page_id} within {d.settings.consent_wait:g} s, so "
-            "nothing ran. Ask the human to look at the page (user_notify), or use page_snapshot/page_find/"
-            "page_act, which need no consent.", code="consent_timeout")
-    d.questions.forget(q)
-    d.audit.human("consent", target.page_id, questionId=q.id, action=kind, origin=origin, decision=q.answer, via=q.via)
-    if q.answer == CONSENT_ORIGIN:
-        d.approved_origins.add((kind, origin))
-    elif q.answer != CONSENT_ONCE:
-        raise errors.BridgeError(f"The human said no ({kind} on {origin}). {instead}", code="consent_denied")
-
-
-def require_enabled(d: Dispatcher, command: str) -> None:
-    """Refuse a command whose owning tool `--disable-tools` turned off, whichever tool tried to reach it."""
-    spec = COMMAND_TABLE.get(command)
-    if spec is None:
-        raise errors.BridgeError(f"'{command}' is not a page command. Known: {', '.join(COMMAND_TABLE)}.",
-                                 code="bad_arguments")
-    if spec.tool and d.settings.tool_disabled(spec.tool, spec.read_only):
-        raise errors.BridgeError(
-            f"The command '{command}' belongs to {spec.tool}, which this bridge disables (--disable-tools), so it "
-            "cannot be reached through page_exec either. Ask the human to enable it, or work without it.",
-            code="tool_disabled")
-
-
 def tool_call_preview(params: dict[str, Any]) -> str:
     """What the human is shown before a page tool runs: its name and arguments (the page's own description is not
     repeated: it is the page's word, not the agent's)."""
@@ -109,31 +68,88 @@ def tool_call_preview(params: dict[str, Any]) -> str:
     return f"{params.get('name')}({args if len(args) <= 400 else args[:400] + '…'})"
 
 
-async def guard(d: Dispatcher, target: Target, command: str, given: BaseModel | dict[str, Any] | None,
-                timeout: float) -> BaseModel:
-    """Apply `command`'s policy before it runs: refused if its tool is disabled, its params checked (returned as
-    its params model reads them), and its consent class asked for when this call needs it (eval always; navigate
-    to another origin; act when it would submit a form)."""
-    require_enabled(d, command)
-    checked = parse_params(command, given)
-    kind = COMMAND_TABLE[command].consent
-    if kind is None or d.settings.no_consent or kind not in d.settings.consent_for:
+class Consent:
+    """The human's consent before a command of a dangerous class runs on an origin they have not approved for it,
+    and the refusal of commands whose tool `--disable-tools` turned off."""
+
+    def __init__(self, dispatcher: Dispatcher, asking: Asking, audit: Audit, settings: Settings,
+                 approved: set[tuple[str, str]]) -> None:
+        self.dispatcher = dispatcher
+        self.asking = asking
+        self.audit = audit
+        self.settings = settings
+        #: (consent class, verified origin) pairs the human allowed for this bridge's lifetime (every replica's).
+        self.approved = approved
+
+    async def require(self, target: Target, kind: str, detail: str) -> None:
+        """Ask the human before a dangerous action of class `kind` (eval, navigate, submit) on an origin they have
+        not approved for it. Nothing to ask with --no-consent or when the class is not in --consent-for."""
+        settings, audit = self.settings, self.audit
+        if settings.no_consent or kind not in settings.consent_for:
+            return
+        origin = page_origin(target)
+        if (kind, origin) in self.approved:
+            return
+        if kind in PREAPPROVED.get():
+            audit.human("consent", target.page_id, action=kind, origin=origin, decision="allowed by run")
+            return
+        question, instead = CONSENT_TEXT[kind]
+        preview = detail if len(detail) <= 600 else detail[:600] + "…"
+        q, answered = await self.asking.ask(target, "consent", question.format(page=target.page_id, origin=origin),
+                                            [CONSENT_ONCE, CONSENT_ORIGIN, CONSENT_DENY], preview,
+                                            settings.consent_wait)
+        if not answered:
+            audit.human("consent", target.page_id, questionId=q.id, action=kind, origin=origin, decision="timeout")
+            await self.asking.dismiss(q)
+            raise errors.BridgeError(
+                f"Nobody answered the consent prompt in {target.page_id} within {settings.consent_wait:g} s, so "
+                "nothing ran. Ask the human to look at the page (user_notify), or use page_snapshot/page_find/"
+                "page_act, which need no consent.", code="consent_timeout")
+        self.asking.forget(q)
+        audit.human("consent", target.page_id, questionId=q.id, action=kind, origin=origin, decision=q.answer,
+                    via=q.via)
+        if q.answer == CONSENT_ORIGIN:
+            self.approved.add((kind, origin))
+        elif q.answer != CONSENT_ONCE:
+            raise errors.BridgeError(f"The human said no ({kind} on {origin}). {instead}", code="consent_denied")
+
+    def require_enabled(self, command: str) -> None:
+        """Refuse a command whose owning tool `--disable-tools` turned off, whichever tool tried to reach it."""
+        spec = COMMAND_TABLE.get(command)
+        if spec is None:
+            raise errors.BridgeError(f"'{command}' is not a page command. Known: {', '.join(COMMAND_TABLE)}.",
+                                     code="bad_arguments")
+        if spec.tool and self.settings.tool_disabled(spec.tool, spec.read_only):
+            raise errors.BridgeError(
+                f"The command '{command}' belongs to {spec.tool}, which this bridge disables (--disable-tools), so "
+                "it cannot be reached through page_exec either. Ask the human to enable it, or work without it.",
+                code="tool_disabled")
+
+    async def guard(self, target: Target, command: str, given: BaseModel | dict[str, Any] | None,
+                    timeout: float) -> BaseModel:
+        """Apply `command`'s policy before it runs: refused if its tool is disabled, its params checked (returned
+        as its params model reads them), and its consent class asked for when this call needs it (eval always;
+        navigate to another origin; act when it would submit a form)."""
+        self.require_enabled(command)
+        checked = parse_params(command, given)
+        kind = COMMAND_TABLE[command].consent
+        if kind is None or self.settings.no_consent or kind not in self.settings.consent_for:
+            return checked
+        params = to_wire(checked)
+        if kind == "eval":
+            await self.require(target, "eval", str(params.get("code", "")))
+        elif kind == "navigate":
+            if (params.get("action") or "goto") == "goto" and params.get("url"):
+                frame = target.inst.frames.get(target.frame_id)
+                here = (frame.url if frame is not None and frame.url else target.inst.url) or page_origin(target)
+                there = browser_join(here, params["url"])
+                if origin_of(there) != page_origin(target):
+                    await self.require(target, "navigate", f"{here} → {there}")
+        elif kind == "tool":
+            await self.require(target, "tool", tool_call_preview(params))
+        elif kind == "submit" and params.get("dryRun") is not True:
+            _, check = await self.dispatcher.call_page(target.page_id, "act", {**params, "dryRun": True}, timeout)
+            submits = check.get("submits") if isinstance(check, dict) else None
+            if submits:
+                await self.require(target, "submit", "\n".join(map(str, submits)))
         return checked
-    params = to_wire(checked)
-    if kind == "eval":
-        await require_consent(d, target, "eval", str(params.get("code", "")))
-    elif kind == "navigate":
-        if (params.get("action") or "goto") == "goto" and params.get("url"):
-            frame = target.inst.frames.get(target.frame_id)
-            here = (frame.url if frame is not None and frame.url else target.inst.url) or page_origin(target)
-            there = browser_join(here, params["url"])
-            if origin_of(there) != page_origin(target):
-                await require_consent(d, target, "navigate", f"{here} → {there}")
-    elif kind == "tool":
-        await require_consent(d, target, "tool", tool_call_preview(params))
-    elif kind == "submit" and params.get("dryRun") is not True:
-        _, check = await d.call_page(target.page_id, "act", {**params, "dryRun": True}, timeout)
-        submits = check.get("submits") if isinstance(check, dict) else None
-        if submits:
-            await require_consent(d, target, "submit", "\n".join(map(str, submits)))
-    return checked

@@ -9,11 +9,13 @@ import fnmatch
 import logging
 import shlex
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from bridge import errors
-from bridge.dispatch import Dispatcher
+from bridge.human.parts import HumanParts
+from bridge.ratelimit import RateLimit
 from bridge.registry import Instance
 
 log = logging.getLogger("bridge.human")
@@ -76,73 +78,81 @@ def editor_argv(template: str | None, file: Path, line: int | None, column: int 
     return [part.format(**values) for part in shlex.split(template)]
 
 
-def check(d: Dispatcher, file: str) -> Path:
-    """The file a page may have opened, or raise Refused."""
-    root = Path(d.settings.project_root)
-    path = confine(root, file)
-    part = secret_like(root, path)
-    if part and not d.settings.open_file_secrets:
-        raise Refused(f"{file[:200]} looks like a dotfile or a secret ({part}); open_file refuses those unless "
-                      "--open-file-secrets is set")
-    return path
+@dataclass(eq=False)
+class OpenFile(HumanParts):
+    """A page's open_file requests: refused (outside the root, secret-looking, too many), or held for the human's
+    confirmation in the cockpit, then the editor started (never a shell)."""
 
+    def __post_init__(self) -> None:
+        #: open_file requests per page origin (the human could not have asked for more).
+        self.limit = RateLimit(self.settings.open_file_per_minute, 60.0)
 
-def request_from_page(d: Dispatcher, inst: Instance, data: dict[str, Any]) -> dict[str, Any]:
-    """A page asked to open a file: refuse it, or hold it for the human's confirmation in the cockpit (or open it
-    at once from the element picker with --open-file-trust-picker). Returns what happened, for the inbox item."""
-    key = inst.verified_origin or inst.id
-    if not d.open_file_limit.admit(key):
-        raise RateLimited(f"Too many open_file requests from {key} (at most {d.settings.open_file_per_minute} a "
-                          "minute); this one was dropped.", code="rate_limited")
-    file, line, column = str(data.get("file") or ""), _int(data.get("line")), _int(data.get("column"))
-    try:
-        path = check(d, file)
-        argv = editor_argv(d.settings.editor, path, line, column)
-    except Refused as exc:
-        return {"opened": False, "error": f"[open_file_refused] {exc}"}
-    if d.settings.open_file_trust_picker and data.get("via") == "picker":
-        start(d, argv)
-        return {"opened": True, "path": str(path), "command": argv}
-    rel = path.relative_to(Path(d.settings.project_root).resolve())
-    q = d.questions.ask("consent", f"Page {inst.id}/host ({inst.verified_origin or inst.origin or 'unverified origin'}) "
-                        f"asks to open {rel}:{line or 1} in your editor.", inst.id, [OPEN, REFUSE],
-                        " ".join(argv), human_only=True)
-    d.spawn(_await_human(d, inst, q, argv, str(path)))
-    d.spawn(_tell_page(d, inst))
-    return {"opened": False, "status": "waiting for the human to confirm in the dbg-bridge cockpit",
-            "questionId": q.id, "path": str(path)}
+    def check(self, file: str) -> Path:
+        """The file a page may have opened, or raise Refused."""
+        root = Path(self.settings.project_root)
+        path = confine(root, file)
+        part = secret_like(root, path)
+        if part and not self.settings.open_file_secrets:
+            raise Refused(f"{file[:200]} looks like a dotfile or a secret ({part}); open_file refuses those unless "
+                          "--open-file-secrets is set")
+        return path
 
+    def request_from_page(self, inst: Instance, data: dict[str, Any]) -> dict[str, Any]:
+        """A page asked to open a file: refuse it, or hold it for the human's confirmation in the cockpit (or open it
+        at once from the element picker with --open-file-trust-picker). Returns what happened, for the inbox item."""
+        settings = self.settings
+        key = inst.verified_origin or inst.id
+        if not self.limit.admit(key):
+            raise RateLimited(f"Too many open_file requests from {key} (at most {settings.open_file_per_minute} a "
+                              "minute); this one was dropped.", code="rate_limited")
+        file, line, column = str(data.get("file") or ""), _int(data.get("line")), _int(data.get("column"))
+        try:
+            path = self.check(file)
+            argv = editor_argv(settings.editor, path, line, column)
+        except Refused as exc:
+            return {"opened": False, "error": f"[open_file_refused] {exc}"}
+        if settings.open_file_trust_picker and data.get("via") == "picker":
+            self.start(argv)
+            return {"opened": True, "path": str(path), "command": argv}
+        rel = path.relative_to(Path(settings.project_root).resolve())
+        origin = inst.verified_origin or inst.origin or "unverified origin"
+        q = self.questions.ask("consent", f"Page {inst.id}/host ({origin}) asks to open {rel}:{line or 1} in your "
+                               "editor.", inst.id, [OPEN, REFUSE], " ".join(argv), human_only=True)
+        self.spawn(self._await_human(inst, q, argv, str(path)))
+        self.spawn(self._tell_page(inst))
+        return {"opened": False, "status": "waiting for the human to confirm in the dbg-bridge cockpit",
+                "questionId": q.id, "path": str(path)}
 
-async def _await_human(d: Dispatcher, inst: Instance, q: Any, argv: list[str], path: str) -> None:
-    try:
-        await asyncio.wait_for(asyncio.shield(q.future), d.settings.consent_wait)
-    except (TimeoutError, asyncio.CancelledError):
-        pass
-    answer = q.answer
-    d.questions.forget(q)
-    d.audit.human("open_file", f"{inst.id}/host", questionId=q.id, decision=answer or "timeout", via=q.via)
-    page_id = f"{inst.id}/host"
-    if answer == OPEN:
-        start(d, argv)
-        d.inbox.add("open_file", f"opened {path}", page_id, {"opened": True, "path": path, "command": argv,
-                                                               "questionId": q.id}, source="human")
-    else:
-        why = "the human refused it" if answer == REFUSE else "nobody confirmed it in the cockpit in time"
-        d.inbox.add("open_file", f"not opened: {path}", page_id,
-                    {"opened": False, "path": path, "questionId": q.id, "error": f"[open_file_refused] {why}"},
-                    source="bridge")
+    async def _await_human(self, inst: Instance, q: Any, argv: list[str], path: str) -> None:
+        try:
+            await asyncio.wait_for(asyncio.shield(q.future), self.settings.consent_wait)
+        except (TimeoutError, asyncio.CancelledError):
+            pass
+        answer = q.answer
+        self.questions.forget(q)
+        self.audit.human("open_file", f"{inst.id}/host", questionId=q.id, decision=answer or "timeout", via=q.via)
+        page_id = f"{inst.id}/host"
+        if answer == OPEN:
+            self.start(argv)
+            self.inbox.add("open_file", f"opened {path}", page_id, {"opened": True, "path": path, "command": argv,
+                                                                    "questionId": q.id}, source="human")
+        else:
+            why = "the human refused it" if answer == REFUSE else "nobody confirmed it in the cockpit in time"
+            self.inbox.add("open_file", f"not opened: {path}", page_id,
+                           {"opened": False, "path": path, "questionId": q.id, "error": f"[open_file_refused] {why}"},
+                           source="bridge")
 
+    async def _tell_page(self, inst: Instance) -> None:
+        try:
+            await self.dispatcher.call_page(f"{inst.id}/host", "notify", {
+                "message": "Confirm opening the file in the dbg-bridge cockpit.", "level": "info",
+                "durationMs": 6000}, 5)
+        except errors.BridgeError:
+            pass
 
-async def _tell_page(d: Dispatcher, inst: Instance) -> None:
-    try:
-        await d.call_page(f"{inst.id}/host", "notify", {
-            "message": "Confirm opening the file in the dbg-bridge cockpit.", "level": "info", "durationMs": 6000}, 5)
-    except errors.BridgeError:
-        pass
-
-
-def start(d: Dispatcher, argv: list[str]) -> None:
-    d.spawn(_run(argv))
+    def start(self, argv: list[str]) -> None:
+        """Start the editor in the background (its exit is not waited for by anyone)."""
+        self.spawn(_run(argv))
 
 
 def _int(value: Any) -> int | None:

@@ -15,7 +15,7 @@ async def flush(request: Request) -> Response:
     if not bearer_ok(request.headers, request.app.state.token):
         return error_response(401, "unauthorized", "Send 'Authorization: Bearer <token>'; `dbg-bridge token` prints it.",
                               headers={"WWW-Authenticate": 'Bearer realm="dbg-bridge"'})
-    request.app.state.dispatcher.audit.flush()
+    request.app.state.bridge.audit.flush()
     return Response(status_code=204)
 
 

@@ -15,13 +15,12 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from bridge import errors, protocol
-from bridge.dispatch import Dispatcher
 from bridge.http import HTTPError, error_response, read_body
-from bridge.human import show_open_questions
 from bridge.human.editor import RateLimited
 from bridge.protocol import (AckFrame, EventMsg, InstanceId, ProtocolError, RegisterReply, ResultMsg,
                              Secret, VersionMismatch)
-from bridge.registry import Instance, OriginMismatch, TooManyPages
+from bridge.registry import Instance, OriginMismatch, Registry, TooManyPages
+from bridge.state import BridgeState
 from bridge.up_messages import handle_up
 
 log = logging.getLogger("bridge.pages")
@@ -120,8 +119,8 @@ class Credentials(BaseModel):
     secret: Secret
 
 
-def _dispatcher(request: Request | WebSocket) -> Dispatcher:
-    return request.app.state.dispatcher
+def _state(request: Request | WebSocket) -> BridgeState:
+    return request.app.state.bridge
 
 
 def _json(raw: bytes) -> Any:
@@ -131,25 +130,20 @@ def _json(raw: bytes) -> Any:
         raise HTTPError(400, "bad_json", f"Body is not valid JSON: {exc}.") from None
 
 
-def _reshow(d: Dispatcher, inst: Instance) -> None:
-    if d.questions.open_for(inst.id):
-        d.spawn(show_open_questions(d, inst))
-
-
 async def register(request: Request) -> Response:
-    d = _dispatcher(request)
+    state = _state(request)
     try:
-        req = protocol.parse_register(await read_body(request, d.settings.max_body))
+        req = protocol.parse_register(await read_body(request, state.settings.max_body))
     except HTTPError as exc:
         return error_response(exc.status, exc.code, exc.message)
     except VersionMismatch as exc:
         return error_response(409, "protocol_mismatch", f"Refused: {exc}.")
     except ProtocolError as exc:
         return error_response(400, "bad_register", f"Malformed register request: {exc}.")
-    was = d.registry.instances.get(req.instanceId or "")
+    was = state.registry.instances.get(req.instanceId or "")
     was_live = bool(was and was.live)
     try:
-        inst, renamed = await d.shared.register(req, _origin(request))
+        inst, renamed = await state.shared.register(req, _origin(request))
     except OriginMismatch as exc:
         log.warning("refused a register: %s", exc)
         return error_response(403, "origin_mismatch", f"Refused: {exc}. A page registers for its own origin only.")
@@ -159,11 +153,11 @@ async def register(request: Request) -> Response:
     except errors.BridgeError as exc:  # cluster_unavailable: the client retries
         return error_response(503, exc.code, str(exc).split("] ", 1)[-1], headers={"Retry-After": "1"})
     if was is inst and was_live:
-        d.page_reloaded(inst)
+        state.dispatcher.page_reloaded(inst)
     log.info("page %s registered (%s)%s", inst.id, inst.url, " as a new tab" if renamed else "")
-    replicas = await d.shared.replica_urls()
-    reply = RegisterReply(instanceId=inst.id, secret=inst.secret, ttl=d.settings.page_ttl,
-                          heartbeat=d.settings.heartbeat, maxResult=d.settings.max_result, renamed=renamed,
+    replicas = await state.shared.replica_urls()
+    reply = RegisterReply(instanceId=inst.id, secret=inst.secret, ttl=state.settings.page_ttl,
+                          heartbeat=state.settings.heartbeat, maxResult=state.settings.max_result, renamed=renamed,
                           replicas=replicas)
     return Response(protocol.dump(reply), media_type="application/json", headers={"Cache-Control": "no-store"})
 
@@ -173,10 +167,10 @@ def _origin(request: Request | WebSocket) -> str:
     return (request.headers.get("origin") or "").rstrip("/")
 
 
-def _authenticate(d: Dispatcher, instance_id: str | None, secret: str | None) -> Instance | None:
+def _authenticate(registry: Registry, instance_id: str | None, secret: str | None) -> Instance | None:
     if not instance_id or not secret:
         return None
-    return d.registry.authenticate(instance_id, secret)
+    return registry.authenticate(instance_id, secret)
 
 
 def _same_origin(request: Request | WebSocket, inst: Instance) -> bool:
@@ -194,15 +188,15 @@ MISMATCH = "This page registered from another origin: the channel was refused. R
 
 
 async def events(request: Request) -> Response:
-    d = _dispatcher(request)
-    inst = _authenticate(d, request.query_params.get("i"), request.query_params.get("t"))
+    state = _state(request)
+    inst = _authenticate(state.registry, request.query_params.get("i"), request.query_params.get("t"))
     if inst is None:
         return error_response(401, "unknown_page", "Unknown instance or wrong secret: register again.")
     if not _same_origin(request, inst):
         return error_response(403, "origin_mismatch", MISMATCH)
     conn = SSEConnection()
-    d.registry.attach(inst, conn)
-    _reshow(d, inst)
+    state.registry.attach(inst, conn)
+    state.asking.reshow(inst)
     log.info("page %s connected over SSE", inst.id)
 
     async def stream():
@@ -214,16 +208,16 @@ async def events(request: Request) -> Response:
                 yield {"data": text}
         finally:
             conn.closed = True
-            if d.registry.detach(inst, conn):
-                d.page_disconnected(inst)
+            if state.registry.detach(inst, conn):
+                state.dispatcher.page_disconnected(inst)
                 log.info("page %s disconnected (SSE)", inst.id)
 
-    return EventSourceResponse(stream(), ping=d.settings.heartbeat, headers={"Cache-Control": "no-store"})
+    return EventSourceResponse(stream(), ping=state.settings.heartbeat, headers={"Cache-Control": "no-store"})
 
 
 async def websocket(ws: WebSocket) -> None:
-    d = _dispatcher(ws)
-    inst = _authenticate(d, ws.query_params.get("i"), ws.query_params.get("t"))
+    state = _state(ws)
+    inst = _authenticate(state.registry, ws.query_params.get("i"), ws.query_params.get("t"))
     await ws.accept()
     if inst is None:
         await ws.close(code=WS_CLOSE_REREGISTER, reason="unknown instance or wrong secret: register again")
@@ -232,8 +226,8 @@ async def websocket(ws: WebSocket) -> None:
         await ws.close(code=WS_CLOSE_ORIGIN, reason="origin_mismatch: register again from this origin")
         return
     conn = WSConnection(ws)
-    d.registry.attach(inst, conn)
-    _reshow(d, inst)
+    state.registry.attach(inst, conn)
+    state.asking.reshow(inst)
     log.info("page %s connected over WebSocket", inst.id)
     try:
         while True:
@@ -250,7 +244,7 @@ async def websocket(ws: WebSocket) -> None:
                 log.warning("page %s sent a message that was refused: %s", inst.id, exc)
                 continue
             try:
-                handle_up(d, inst, msg)
+                handle_up(state, inst, msg)
             except (OriginMismatch, errors.BridgeError) as exc:  # RateLimited is a BridgeError
                 log.warning("page %s sent a message that was refused: %s", inst.id, exc)
                 if not isinstance(msg, EventMsg):
@@ -265,8 +259,8 @@ async def websocket(ws: WebSocket) -> None:
         pass
     finally:
         conn.closed = True
-        if d.registry.detach(inst, conn):
-            d.page_disconnected(inst)
+        if state.registry.detach(inst, conn):
+            state.dispatcher.page_disconnected(inst)
             log.info("page %s disconnected (WebSocket)", inst.id)
 
 
@@ -276,9 +270,9 @@ async def result(request: Request) -> Response:
     Any answer but a 5xx acknowledges a result or an event: 204 taken (or an event's copy, ignored), 409 nobody
     waits for it (a duplicate result, a call that is over, an answer to a question no longer open), 4xx malformed
     or unknown; the page retries only when the POST itself failed or got a 5xx."""
-    d = _dispatcher(request)
+    state = _state(request)
     try:
-        data = _json(await read_body(request, d.settings.max_body))
+        data = _json(await read_body(request, state.settings.max_body))
     except HTTPError as exc:
         return error_response(exc.status, exc.code, exc.message)
     if not isinstance(data, dict):
@@ -287,14 +281,14 @@ async def result(request: Request) -> Response:
         creds = Credentials.model_validate(data)
     except ValidationError:
         return error_response(401, "unknown_page", "Missing or malformed instanceId/secret.")
-    inst = _authenticate(d, creds.instanceId, creds.secret)
+    inst = _authenticate(state.registry, creds.instanceId, creds.secret)
     if inst is None:  # another replica's page (an SSE page behind a balancer), or a wrong secret
-        return await _forward(d, request, creds, data)
+        return await _forward(state, request, creds, data)
     if not _same_origin(request, inst):
         return error_response(403, "origin_mismatch", MISMATCH)
     try:
         msg = protocol.parse_up(data)
-        handled = handle_up(d, inst, msg)
+        handled = handle_up(state, inst, msg)
     except ProtocolError as exc:
         return error_response(400, "bad_message", f"Malformed message: {exc}.")
     except OriginMismatch as exc:
@@ -309,17 +303,17 @@ async def result(request: Request) -> Response:
     return Response(status_code=204)
 
 
-async def _forward(d: Dispatcher, request: Request, creds: Credentials, data: dict[str, Any]) -> Response:
+async def _forward(state: BridgeState, request: Request, creds: Credentials, data: dict[str, Any]) -> Response:
     """A page this replica does not hold POSTed here: another replica's (an SSE page behind a load balancer) gets
     it handed on; anything else is a wrong secret."""
     try:
-        inst = await d.shared.authenticate(creds.instanceId, creds.secret)
+        inst = await state.shared.authenticate(creds.instanceId, creds.secret)
         if inst is None:
             return error_response(403, "forbidden", "Wrong secret for this instance: the message was ignored.")
         protocol.parse_up(data)
         if not _same_origin(request, inst):
             return error_response(403, "origin_mismatch", MISMATCH)
-        await d.shared.forward_up(inst, data)
+        await state.shared.forward_up(inst, data)
     except ProtocolError as exc:
         return error_response(400, "bad_message", f"Malformed message: {exc}.")
     except errors.BridgeError as exc:  # cluster_unavailable: a 5xx, so the page retries the result

@@ -14,7 +14,7 @@ async def sessions(request: Request) -> Response:
     if not bearer_ok(request.headers, request.app.state.token):
         return error_response(401, "unauthorized", "Send 'Authorization: Bearer <token>'; `dbg-bridge token` prints it.",
                               headers={"WWW-Authenticate": 'Bearer realm="dbg-bridge"'})
-    return JSONResponse({"pages": request.app.state.dispatcher.registry.page_rows()})
+    return JSONResponse({"pages": request.app.state.bridge.registry.page_rows()})
 
 
 routes = [Route("/bridge/sessions", sessions, methods=["GET"])]

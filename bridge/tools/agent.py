@@ -56,5 +56,5 @@ async def _progress(ctx: Context, done: float, total: float, message: str) -> No
 
 
 TOOLS = [Tool(agent_run, acting("Delegate a task to the bridge's agent", destructive=True, open_world=True),
-              scope=lambda d: d.agent,
+              scope=lambda state: state.agent,
               output=obj("plan:?obj", id="str", state="str", summary="str", totals="obj", trace="str"))]

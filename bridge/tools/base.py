@@ -1,5 +1,5 @@
 """A tool is data plus one async handler; `bind` hands the handler the narrowest object it needs (the page it
-addresses, the inbox, or the dispatcher) and turns every failure into one error shape: `[code] what happened. What
+addresses, the inbox, or the bridge's state) and turns every failure into one error shape: `[code] what happened. What
 to do next.`"""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import time
 import typing
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcp.server.mcpserver import Context
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
@@ -22,6 +22,9 @@ from bridge.errors import BridgeError
 from bridge.progress import REQUEST
 from bridge.tools import flatten
 from bridge.tools.page_handle import Page
+
+if TYPE_CHECKING:
+    from bridge.state import BridgeState
 
 log = logging.getLogger("bridge.tools")
 
@@ -40,7 +43,7 @@ class Tool:
     #: Its title is shown in docs/tools.md but not sent in tools/list (the name says as much, and every character
     #: there is paid for in each agent's context).
     annotations: ToolAnnotations
-    #: What the handler's first parameter gets, picked from the dispatcher at call time (None: the dispatcher, or
+    #: What the handler's first parameter gets, picked from the bridge's state at call time (None: the state, or
     #: the `Page` its pageId names when that parameter is typed `Page`).
     scope: Callable[[Any], Any] | None = None
     #: Its answers' schema (structured content), sent as `outputSchema` in tools/list (bridge/tools/outputs.py).
@@ -70,7 +73,7 @@ class Tool:
         first = next(iter(inspect.signature(self.handler).parameters.values()))
         return typing.get_type_hints(self.handler).get(first.name) is Page
 
-    def bind(self, dispatcher: Any) -> Handler:
+    def bind(self, state: BridgeState) -> Handler:
         """The handler as the MCP server registers it: its first parameter filled in (a page tool gets a `pageId`
         argument resolved once into a `Page`), failures returned as `[code]` error results, every call audited."""
         handler, name, scope, takes_page = self.handler, self.name, self.scope, self.takes_page
@@ -91,7 +94,7 @@ class Tool:
 
         @functools.wraps(handler)
         async def bound(ctx: Context, **kwargs: Any) -> CallToolResult:
-            dispatcher.clients.seen(ctx, name)
+            state.clients.seen(ctx, name)
             started = time.perf_counter()
             args = dict(kwargs)
             if wants_ctx:
@@ -101,25 +104,25 @@ class Tool:
                 if model is not None:
                     args[model[0]] = flatten.build(name, model[1], {k: args.pop(k) for k in fields})
                 if takes_page:
-                    first: Any = Page(dispatcher, dispatcher.resolve(args.pop("pageId", None)), ctx)
+                    first: Any = Page(state, state.dispatcher.resolve(args.pop("pageId", None)), ctx)
                 else:
-                    first = dispatcher if scope is None else scope(dispatcher)
+                    first = state if scope is None else scope(state)
                 value = await handler(first, **args)
             except BridgeError as exc:
-                dispatcher.audit.tool_call(name, kwargs, (time.perf_counter() - started) * 1000, error=exc)
+                state.audit.tool_call(name, kwargs, (time.perf_counter() - started) * 1000, error=exc)
                 return error_result(exc)
             except asyncio.CancelledError as exc:
-                dispatcher.audit.tool_call(name, kwargs, (time.perf_counter() - started) * 1000, error=exc)
+                state.audit.tool_call(name, kwargs, (time.perf_counter() - started) * 1000, error=exc)
                 raise
             except Exception as exc:  # the top of a tool call: a bug in the bridge still gets the error shape
                 log.exception("tool %s failed", name)
                 err = BridgeError(f"{name} failed inside the bridge ({type(exc).__name__}: {exc}). This is a bridge "
                                   "bug, not your arguments: retry once, then try another tool.", code="internal_error")
-                dispatcher.audit.tool_call(name, kwargs, (time.perf_counter() - started) * 1000, error=err)
+                state.audit.tool_call(name, kwargs, (time.perf_counter() - started) * 1000, error=err)
                 return error_result(err)
             finally:
                 REQUEST.reset(request)
-            dispatcher.audit.tool_call(name, kwargs, (time.perf_counter() - started) * 1000, value=value)
+            state.audit.tool_call(name, kwargs, (time.perf_counter() - started) * 1000, value=value)
             return as_result(value)
 
         # The SDK injects `ctx` (a Context-typed parameter) and leaves it out of the tool's input schema.

@@ -46,5 +46,5 @@ async def inbox(
     return out
 
 
-TOOLS = [Tool(inbox, acting("Read the inbox", destructive=False, idempotent=True), scope=lambda d: d.inbox,
+TOOLS = [Tool(inbox, acting("Read the inbox", destructive=False, idempotent=True), scope=lambda state: state.inbox,
               output=obj("note:str", "dropped:str", "marked:obj", items="list", cursor="int", more="bool"))]

@@ -13,8 +13,8 @@ from pydantic import Field
 
 from bridge import artifacts, errors, sourcemap
 from bridge import page_commands as m
-from bridge.dispatch import Dispatcher
 from bridge.page_commands import COMMANDS
+from bridge.state import BridgeState
 from bridge.tools import page_desktop
 from bridge.tools.base import Tool, acting, read_only
 from bridge.tools.outputs import obj, of_page
@@ -35,24 +35,24 @@ WaitTimeout = Annotated[float, Field(gt=0, le=120)]
 QUICK = 20
 
 async def page_list(
-    d: Dispatcher,
+    state: BridgeState,
     cursor: str | None = None,
     limit: Annotated[int, Field(ge=1, le=1000)] = 100,
 ) -> dict[str, Any]:
     """Connected tabs and frames (url, title, verified origin, state), `limit` tabs at a time. Page
     tools take a pageId from here (5173/host, 5173/f0); omitted, the only tab's top frame."""
-    if cursor is not None and not d.shared.valid_cursor(cursor):
+    if cursor is not None and not state.shared.valid_cursor(cursor):
         raise errors.BridgeError(f"cursor {cursor[:40]!r} is not one page_list gave: pass its nextCursor unchanged, "
                                  "or leave cursor out to start from the first tab.", code="invalid_argument")
-    rows, more = await d.shared.page_list(cursor, limit)
+    rows, more = await state.shared.page_list(cursor, limit)
     out: dict[str, Any] = {"pages": rows}
     if more is not None:
         out["nextCursor"] = more
-    if d.shared.note:  # the team bridge's store is away: only this replica's pages are listed
-        out["cluster"] = d.shared.note
+    if state.shared.note:  # the team bridge's store is away: only this replica's pages are listed
+        out["cluster"] = state.shared.note
     if not rows and not cursor:
-        out["hint"] = (f"No page is connected. Load {d.settings.base_url()}/inject/dbg_client.js in your app, "
-                       f"or open the demo at {d.settings.base_url()}/demo.")
+        out["hint"] = (f"No page is connected. Load {state.settings.base_url()}/inject/dbg_client.js in your app, "
+                       f"or open the demo at {state.settings.base_url()}/demo.")
     return out
 
 

@@ -8,8 +8,9 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 
 if TYPE_CHECKING:
-    from bridge.dispatch import Dispatcher, Target
+    from bridge.dispatch import Target
     from bridge.settings import Settings
+    from bridge.state import BridgeState
     from bridge.webmcp import WebTools
 
 #: A ref from a snapshot with includeFrames ('f0:e3@ab') names the frame it lives in.
@@ -20,10 +21,11 @@ class Page:
     """One resolved page or frame: run commands in it (with their consent policy), ask its human, reach its tab or
     frames.
 
-    The request context (`ctx`) rides along for progress and cancellation."""
+    It reaches the page through the dispatcher, and the human through the bridge's asking and consent objects; the
+    request context (`ctx`) rides along for progress and cancellation."""
 
-    def __init__(self, dispatcher: Dispatcher, target: Target, ctx: Any = None) -> None:
-        self._d = dispatcher
+    def __init__(self, state: BridgeState, target: Target, ctx: Any = None) -> None:
+        self._state = state
         self.target = target
         self.ctx = ctx
 
@@ -33,17 +35,17 @@ class Page:
 
     @property
     def settings(self) -> Settings:
-        return self._d.settings
+        return self._state.settings
 
     @property
     def web_tools(self) -> WebTools:
         """The WebMCP tools pages registered, as the bridge keeps them (bridge/webmcp.py)."""
-        return self._d.webtools
+        return self._state.webtools
 
     @property
     def skills(self) -> Any:
         """The bridge's skills and memory (bridge.agent.skill_service.SkillService; None when not built)."""
-        return self._d.skills
+        return self._state.skills
 
     @property
     def connection(self) -> object:
@@ -55,7 +57,7 @@ class Page:
         """Run a client command here (its params checked by its params model) and return its result, or raise a
         named error. The target is kept as the call found it (the page may have come back on a new connection
         meanwhile)."""
-        self.target, result = await self._d.call(self.target, command, params, timeout)
+        self.target, result = await self._state.dispatcher.call(self.target, command, params, timeout)
         return result
 
     async def guard(self, command: str, params: BaseModel | dict[str, Any] | None,
@@ -63,9 +65,7 @@ class Page:
         """Apply `command`'s policy here before it runs: refused if the tool owning it is disabled, its params
         checked (returned as its params model reads them), the human's consent asked when its consent class needs
         it (bridge/human/consent.py)."""
-        from bridge.human.consent import guard
-
-        return await guard(self._d, self.target, command, params, timeout or self.settings.exec_timeout)
+        return await self._state.consent.guard(self.target, command, params, timeout or self.settings.exec_timeout)
 
     async def run(self, command: str, params: BaseModel | dict[str, Any] | None = None,
                   timeout: float | None = None) -> Any:
@@ -74,23 +74,21 @@ class Page:
 
     async def ask(self, kind: Any, text: str, choices: list[str] | None, wait: float) -> tuple[Any, bool]:
         """Show a question in this page's tab and wait (bounded): (question, answered in time)."""
-        from bridge.human.asking import ask
-
-        return await ask(self._d, self.target, kind, text, choices, wait=wait)
+        return await self._state.asking.ask(self.target, kind, text, choices, wait=wait)
 
     def forget_question(self, question: Any) -> None:
-        self._d.questions.forget(question)
+        self._state.asking.forget(question)
 
     async def wait_reload(self, before: object, timeout: float, doc: str | None = None,
                           leaves: bool | None = None) -> bool:
         """After starting a navigation from document `doc`: True once another document is back under this page's
         id on a new channel, False if the navigation kept (or left it at) that document."""
-        return await self._d.wait_reload(self.target, before, timeout, doc=doc, leaves=leaves)
+        return await self._state.dispatcher.wait_reload(self.target, before, timeout, doc=doc, leaves=leaves)
 
     @property
     def desktop(self) -> Any:
         """The bridge's Desktop (bridge/desktop/service.py), or None when desktop tools are not served."""
-        return getattr(self._d, "desktop", None)
+        return self._state.desktop
 
     @property
     def document(self) -> str | None:
@@ -99,11 +97,11 @@ class Page:
 
     def first_time(self, note: str) -> bool:
         """True the first time the calling agent is told `note` (notes are said once per session, not per answer)."""
-        return self.ctx is None or self._d.clients.agents.first_time(self.ctx, note)
+        return self.ctx is None or self._state.clients.agents.first_time(self.ctx, note)
 
     def frame(self, frame_id: str) -> Page:
         """Another frame of the same tab (`host` for the top document)."""
-        return Page(self._d, self._d.resolve(f"{self.target.inst.id}/{frame_id}"), self.ctx)
+        return Page(self._state, self._state.dispatcher.resolve(f"{self.target.inst.id}/{frame_id}"), self.ctx)
 
     @property
     def tab(self) -> Page:

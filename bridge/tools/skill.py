@@ -2,22 +2,22 @@
 
 from typing import Any
 
-from bridge.dispatch import Dispatcher
 from bridge.errors import BridgeError
+from bridge.state import BridgeState
 from bridge.tools.base import Tool, acting, read_only
 from bridge.tools.outputs import obj
 from bridge.tools.page_handle import Page
 
 
-def _service(d: Any) -> Any:
-    if d.skills is None:
+def _service(holder: BridgeState | Page) -> Any:
+    if holder.skills is None:
         raise BridgeError("Skills are not set up on this bridge.", code="not_available")
-    return d.skills
+    return holder.skills
 
 
-async def skill_list(d: Dispatcher, scope: str | None = None) -> dict[str, Any]:
+async def skill_list(state: BridgeState, scope: str | None = None) -> dict[str, Any]:
     """Recorded skills (`scope`: one origin or app): name, params with defaults, steps, stop condition."""
-    return {"skills": [s.summary() for s in await _service(d).skills.list(scope)]}
+    return {"skills": [s.summary() for s in await _service(state).skills.list(scope)]}
 
 
 async def skill_run(

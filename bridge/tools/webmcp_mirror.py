@@ -18,8 +18,9 @@ from typing import Any
 from mcp.types import CallToolResult, ToolAnnotations
 from mcp.types import Tool as MCPTool
 
-from bridge.dispatch import Dispatcher
-from bridge.webmcp import WebTool, compact
+from bridge.background import Spawn
+from bridge.registry import Registry
+from bridge.webmcp import WebTool, WebTools, compact
 
 UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 #: What a mirrored tool's hints say: not read-only, may change things, not idempotent, reaches past the bridge.
@@ -31,13 +32,14 @@ def mirror_name(page_id: str, name: str) -> str:
     return f"{tab}_{frame}__{UNSAFE.sub('_', name)}"
 
 
-def page_tools_of(d: Dispatcher, instance_ids: set[str] | None = None) -> dict[str, tuple[str, WebTool, str]]:
+def page_tools_of(registry: Registry, webtools: WebTools,
+                  instance_ids: set[str] | None = None) -> dict[str, tuple[str, WebTool, str]]:
     """mirrored name -> (the tool's pageId, the tool, its page's origin), for every live page (or those named)."""
     out: dict[str, tuple[str, WebTool, str]] = {}
-    for inst in d.registry.instances.values():
+    for inst in registry.instances.values():
         if instance_ids is not None and inst.id not in instance_ids:
             continue
-        cat = d.webtools.of(inst) if inst.live else None
+        cat = webtools.of(inst) if inst.live else None
         for tool in cat.tools if cat else ():
             page_id = f"{inst.id}/{tool.frame_id}"
             out.setdefault(mirror_name(page_id, tool.name), (page_id, tool, inst.verified_origin or inst.origin))
@@ -47,32 +49,32 @@ def page_tools_of(d: Dispatcher, instance_ids: set[str] | None = None) -> dict[s
 class Mirror:
     """The mirrored tools, computed from the live pages' catalogs; `announce` runs when the set changes."""
 
-    def __init__(self, d: Dispatcher, call: Callable[..., Awaitable[CallToolResult]],
-                 announce: Callable[[], Awaitable[None]]) -> None:
-        self.d = d
+    def __init__(self, registry: Registry, webtools: WebTools, spawn: Spawn,
+                 call: Callable[..., Awaitable[CallToolResult]], announce: Callable[[], Awaitable[None]]) -> None:
+        self.registry, self.webtools, self.spawn = registry, webtools, spawn
         self._call = call
         self._announce = announce
         self.shown = ""
         self.watching = False
-        d.webtools.hooks.append(self.refresh)
+        webtools.hooks.append(self.refresh)
 
     def current(self) -> dict[str, tuple[str, WebTool, str]]:
-        return page_tools_of(self.d)
+        return page_tools_of(self.registry, self.webtools)
 
     def refresh(self) -> None:
         """Announce a changed set; from the first page tool on, also follow pages coming and going."""
         if not self.watching:
             self.watching = True
-            self.d.spawn(self._watch())
+            self.spawn(self._watch())
         now = json.dumps(sorted((n, t.description, t.schema) for n, (_, t, _) in self.current().items()),
                          default=str)
         if now != self.shown:
             self.shown = now
-            self.d.spawn(self._announce())
+            self.spawn(self._announce())
 
     async def _watch(self) -> None:
         while True:
-            await self.d.registry.changed.wait()
+            await self.registry.changed.wait()
             self.refresh()
 
     def tools(self) -> list[MCPTool]:

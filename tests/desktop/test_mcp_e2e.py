@@ -151,13 +151,13 @@ def test_stopping_the_bridge_stops_its_desktop(desktop_bridge, client):
 
 
 def test_a_bridge_with_the_family_off_offers_no_desktop_tool():
-    from bridge.dispatch import Dispatcher
+    from bridge.state import BridgeState
     from bridge.mcp_server import build_server
     from bridge.settings import Settings
     from tests.support import run_async
 
     for enabled in (True, False):
-        server = build_server(Dispatcher(Settings(desktop_enabled=enabled)))
+        server = build_server(BridgeState(Settings(desktop_enabled=enabled)))
         names = {t.name for t in run_async(server.list_tools())}
         assert "page_list" in names
         assert bool([n for n in names if n.startswith("desktop_")]) is enabled

@@ -12,12 +12,12 @@ from typing import Any
 
 from mcp import Client
 
-from bridge.dispatch import Dispatcher
 from bridge.mcp_server import build_server
 from bridge.protocol import RegisterRequest, parse_up
 from bridge.registry import Instance
 from bridge.up_messages import handle_up
 from bridge.settings import Settings
+from bridge.state import BridgeState
 from tests.support import run_async
 
 #: A page's answer to one exec frame: {"ok": True, "result": …} or {"ok": False, "error": {"code", "message"}}.
@@ -60,8 +60,8 @@ class FakeConnection:
 
     kind = "fake"
 
-    def __init__(self, dispatcher: Dispatcher, handler: Handler) -> None:
-        self.dispatcher, self.handler = dispatcher, handler
+    def __init__(self, state: BridgeState, handler: Handler) -> None:
+        self.state, self.handler = state, handler
         self.inst: Instance | None = None
         self.frames: list[dict[str, Any]] = []
         self.closed = False
@@ -77,13 +77,13 @@ class FakeConnection:
         self.frames.append(frame)
         if frame.get("type") == "exec":
             self.arrived.set()
-            self.dispatcher.spawn(self._answer(frame))
+            self.state.background.spawn(self._answer(frame))
 
     async def _answer(self, frame: dict[str, Any]) -> None:
         answer = await self.handler(frame)
         if answer is None or self.inst is None:
             return
-        handle_up(self.dispatcher, self.inst, parse_up({"type": "result", "requestId": frame["requestId"], **answer}))
+        handle_up(self.state, self.inst, parse_up({"type": "result", "requestId": frame["requestId"], **answer}))
 
     def close(self) -> None:
         self.closed = True
@@ -93,10 +93,10 @@ class FakeConnection:
 
 
 class Bridge:
-    """One dispatcher + MCP server, with helpers to attach fake pages and call tools."""
+    """One bridge's state + MCP server, with helpers to attach fake pages and call tools."""
 
-    def __init__(self, dispatcher: Dispatcher, client: Client) -> None:
-        self.d, self.client = dispatcher, client
+    def __init__(self, state: BridgeState, client: Client) -> None:
+        self.state, self.client = state, client
 
     def connect_page(self, handler: Handler = echo, *, url: str = "http://localhost:5173/", title: str = "App",
                      port: int | None = 5173, frames: list[dict[str, Any]] | None = None,
@@ -105,10 +105,10 @@ class Bridge:
         a client that sends no Origin)."""
         origin = url.split("/", 3)[0] + "//" + url.split("/", 3)[2]
         req = RegisterRequest(url=url, title=title, origin=origin, port=port, attach="fake", frames=frames or [])
-        inst, _ = self.d.registry.register(req, origin if verified else "")
-        conn = FakeConnection(self.d, handler)
+        inst, _ = self.state.registry.register(req, origin if verified else "")
+        conn = FakeConnection(self.state, handler)
         conn.inst = inst
-        self.d.registry.attach(inst, conn)
+        self.state.registry.attach(inst, conn)
         return conn
 
     async def call(self, tool: str, args: dict[str, Any] | None = None) -> Any:
@@ -139,12 +139,13 @@ def settings(tmp: Path, **overrides: Any) -> Settings:
 
 @asynccontextmanager
 async def bridge(tmp: Path, **overrides: Any) -> AsyncIterator[Bridge]:
-    """A bridge in this event loop: its dispatcher, its MCP server and an in-memory MCP client connected to it."""
-    dispatcher = Dispatcher(settings(tmp, **overrides))
-    server = build_server(dispatcher)
+    """A bridge in this event loop: its state (the dispatcher among it), its MCP server and an in-memory MCP client
+    connected to it."""
+    state = BridgeState(settings(tmp, **overrides))
+    server = build_server(state)
     async with Client(server) as client:
-        yield Bridge(dispatcher, client)
-    for task in list(dispatcher.background):
+        yield Bridge(state, client)
+    for task in list(state.background.tasks):
         task.cancel()
 
 

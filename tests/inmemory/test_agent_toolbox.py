@@ -6,17 +6,17 @@ from pathlib import Path
 from bridge.agent.toolbox import RunContext, Toolbox
 from bridge.mcp_server import build_server
 from tests.inmemory.harness import Bridge, settings
-from bridge.dispatch import Dispatcher
+from bridge.state import BridgeState
 from mcp import Client
 from tests.support import run_async
 
 
 def test_a_runs_call_answers_and_is_audited_exactly_as_over_mcp(tmp_path: Path):
     async def go():
-        d = Dispatcher(settings(tmp_path))
-        server = build_server(d)
+        state = BridgeState(settings(tmp_path))
+        server = build_server(state)
         async with Client(server) as client:
-            b = Bridge(d, client)
+            b = Bridge(state, client)
             b.connect_page()
             box = Toolbox(server)
             await box.load()
@@ -36,11 +36,11 @@ def test_a_runs_call_answers_and_is_audited_exactly_as_over_mcp(tmp_path: Path):
             assert not coerced.is_error and coerced.coerced == ['coerced timeout "5" → 5']
             unknown = await box.call("nope", {}, ctx, [])
             assert unknown.code == "unknown_tool"
-            records = [r for r in d.audit.recent if r["kind"] == "tool" and r["tool"] == "page_exec"]
+            records = [r for r in state.audit.recent if r["kind"] == "tool" and r["tool"] == "page_exec"]
             assert [r["outcome"] for r in records] == ["ok", "ok", "error", "error", "error", "ok"]
             assert records[0]["args"] == records[1]["args"] and records[0]["args"]["code"] == "1+2"
-            assert "dbg-bridge run" in [a["name"] for a in d.clients.agents.rows()]
-        for task in list(d.background):
+            assert "dbg-bridge run" in [a["name"] for a in state.clients.agents.rows()]
+        for task in list(state.background.tasks):
             task.cancel()
 
     run_async(go())

@@ -29,6 +29,6 @@ async def test_every_calling_agent_is_listed_with_its_name_era_calls_and_last_to
     async with bridge(tmp_path) as b:
         await b.ok("page_list")
         await b.call("inbox")
-        (agent,) = b.d.clients.agents.rows()
+        (agent,) = b.state.clients.agents.rows()
         assert agent["name"] and agent["era"] >= "2025" and agent["calls"] == 2 and agent["lastTool"] == "inbox"
         assert agent["lastCall"] >= agent["firstCall"]

@@ -64,7 +64,7 @@ async def test_several_bad_fields_are_each_named_once(tmp_path: Path):
 async def test_an_unknown_argument_is_refused_with_a_close_match_and_the_real_names(tmp_path: Path):
     async with bridge(tmp_path) as b:
         b.connect_page()
-        conn = b.d.registry.instances["5173"].conn
+        conn = b.state.registry.instances["5173"].conn
         body = assert_shape(await b.call("page_snapshot", {"pageid": "5173/host"}), "invalid_argument")
     assert "page_snapshot has no argument 'pageid'. Did you mean 'pageId' for 'pageid'?" in body
     assert "Its arguments: root, depth," in body
@@ -114,5 +114,5 @@ async def test_errors_are_audited_with_their_code(tmp_path: Path):
     async with bridge(tmp_path) as b:
         await b.call("page_snapshot", {"depth": "deep"})
         await b.call("nope", {})
-    codes = [r.get("code") for r in b.d.audit.recent if r.get("kind") == "tool"]
+    codes = [r.get("code") for r in b.state.audit.recent if r.get("kind") == "tool"]
     assert codes[-2:] == ["invalid_argument", "unknown_tool"]

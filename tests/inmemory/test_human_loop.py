@@ -23,8 +23,8 @@ def human(b: Bridge, answer: Any, *, log: list[dict] | None = None):
             if log is not None:
                 log.append(params)
             qid = params.get("id") or params.get("questionId")
-            inst = b.d.registry.instances[frame_instance(b)]
-            b.d.spawn(_answer_later(b, inst, qid, answer))
+            inst = b.state.registry.instances[frame_instance(b)]
+            b.state.background.spawn(_answer_later(b, inst, qid, answer))
             return {"ok": True, "result": {"shown": True}}
         return await echo(frame)
 
@@ -32,11 +32,11 @@ def human(b: Bridge, answer: Any, *, log: list[dict] | None = None):
 
 
 def frame_instance(b: Bridge) -> str:
-    return next(iter(b.d.registry.instances))
+    return next(iter(b.state.registry.instances))
 
 
 async def _answer_later(b: Bridge, inst, qid: str, answer: Any) -> None:
-    handle_up(b.d, inst, parse_up({"type": "event", "kind": "answer", "questionId": qid, "data": {"answer": answer}}))
+    handle_up(b.state, inst, parse_up({"type": "event", "kind": "answer", "questionId": qid, "data": {"answer": answer}}))
 
 
 async def test_code_runs_only_after_the_human_allows_it_once(tmp_path: Path):
@@ -79,9 +79,9 @@ async def test_a_retried_event_is_taken_once_whatever_its_kind(tmp_path: Path):
     async with bridge(tmp_path) as b:
         conn = b.connect_page()
         message = {"type": "event", "eventId": "m-1", "kind": "message", "text": "hello", "data": {}}
-        assert [handle_up(b.d, conn.inst, parse_up(message)) for _ in range(3)] == [True, True, True]
+        assert [handle_up(b.state, conn.inst, parse_up(message)) for _ in range(3)] == [True, True, True]
         # A new eventId is a new event, even with the same text.
-        assert handle_up(b.d, conn.inst, parse_up({**message, "eventId": "m-2"}))
+        assert handle_up(b.state, conn.inst, parse_up({**message, "eventId": "m-2"}))
         items = (await b.ok("inbox", {"kinds": ["message"]}))["items"]
         assert [i["text"] for i in items] == ["hello", "hello"]
 
@@ -90,7 +90,7 @@ async def test_a_retried_event_is_taken_once_whatever_its_kind(tmp_path: Path):
             if frame["command"] == "ask" and "dismiss" not in params:
                 event = {"type": "event", "eventId": "a-1", "kind": "answer", "questionId": params["questionId"],
                          "data": {"answer": "Blue"}}
-                b.d.spawn(_twice(b, conn.inst, event))
+                b.state.background.spawn(_twice(b, conn.inst, event))
                 return {"ok": True, "result": {"shown": True}}
             return await echo(frame)
 
@@ -102,8 +102,8 @@ async def test_a_retried_event_is_taken_once_whatever_its_kind(tmp_path: Path):
 
 
 async def _twice(b: Bridge, inst, event: dict[str, Any]) -> None:
-    assert handle_up(b.d, inst, parse_up(event)) is True
-    assert handle_up(b.d, inst, parse_up(event)) is True  # the copy: acknowledged, not applied
+    assert handle_up(b.state, inst, parse_up(event)) is True
+    assert handle_up(b.state, inst, parse_up(event)) is True  # the copy: acknowledged, not applied
 
 
 async def test_user_notify_shows_a_toast_in_the_page(tmp_path: Path):
@@ -115,10 +115,10 @@ async def test_user_notify_shows_a_toast_in_the_page(tmp_path: Path):
 
 async def test_the_inbox_returns_items_after_a_cursor_only(tmp_path: Path):
     async with bridge(tmp_path) as b:
-        b.d.inbox.add("message", "first", None, {}, source="human")
+        b.state.inbox.add("message", "first", None, {}, source="human")
         first = await b.ok("inbox", {})
         assert "first" in str(first)
         cursor = first["cursor"]
-        b.d.inbox.add("message", "second", None, {}, source="human")
+        b.state.inbox.add("message", "second", None, {}, source="human")
         later = await b.ok("inbox", {"since": cursor})
         assert "second" in str(later) and "first" not in str(later)

@@ -63,7 +63,8 @@ async def test_page_exec_resolves_its_page_once(tmp_path: Path):
     async with bridge(tmp_path) as b:
         b.connect_page()
         calls: list[object] = []
-        real = b.d.resolve
-        b.d.resolve = lambda page_id, *a, **k: calls.append(page_id) or real(page_id, *a, **k)  # type: ignore[method-assign]
+        dispatcher = b.state.dispatcher
+        real = dispatcher.resolve
+        dispatcher.resolve = lambda page_id, *a, **k: calls.append(page_id) or real(page_id, *a, **k)  # type: ignore[method-assign]
         await b.ok("page_exec", {"code": "1+1"})
         assert calls == [None]

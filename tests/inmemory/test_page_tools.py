@@ -98,7 +98,7 @@ async def test_a_page_that_never_answers_fails_as_page_timeout_and_leaves_no_pen
         b.connect_page(silent)
         text = await b.error("page_exec", {"code": "1", "timeout": 0.2})
         assert "page_timeout" in text
-        assert len(b.d.pending) == 0
+        assert len(b.state.pending) == 0
 
 
 async def test_a_call_in_flight_fails_at_once_when_its_page_unloads(tmp_path: Path):
@@ -109,7 +109,7 @@ async def test_a_call_in_flight_fails_at_once_when_its_page_unloads(tmp_path: Pa
         conn = b.connect_page(slow)
         call = asyncio.create_task(b.call("page_exec", {"code": "1", "timeout": 20}))
         await conn.next_exec()
-        b.d.page_unloading(conn.inst)
+        b.state.dispatcher.page_unloading(conn.inst)
         out = await asyncio.wait_for(call, 2)
         assert out.is_error and "page_unloaded" in out.content[0].text
 
@@ -123,7 +123,7 @@ async def test_a_late_result_for_a_finished_call_is_refused(tmp_path: Path):
 
         (frame,) = conn.execs()
         again = parse_up({"type": "result", "requestId": frame["requestId"], "ok": True, "result": 3})
-        assert handle_up(b.d, conn.inst, again) is False
+        assert handle_up(b.state, conn.inst, again) is False
 
 
 async def test_several_live_pages_without_page_id_is_ambiguous_and_lists_them(tmp_path: Path):

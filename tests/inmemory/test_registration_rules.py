@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import redis
 
-from bridge.dispatch import Dispatcher
+from bridge.state import BridgeState
 from bridge.protocol import RegisterRequest
 from bridge.registry import Instance
 from bridge.settings import Settings
@@ -42,22 +42,22 @@ class Channel:
 class Pages:
     """Register, connect and drop pages through one backend, as the page channel does."""
 
-    def __init__(self, d: Dispatcher, url: str | None) -> None:
-        self.d, self.store = d, redis.Redis.from_url(url, decode_responses=True) if url else None
+    def __init__(self, state: BridgeState, url: str | None) -> None:
+        self.state, self.store = state, redis.Redis.from_url(url, decode_responses=True) if url else None
 
     async def register(self, origin: str = ORIGIN, asked: Instance | None = None, secret: str | None = None,
                        reclaim: bool = False) -> tuple[Instance, bool]:
         req = RegisterRequest(url=origin + "/app", origin=origin, instanceId=asked.id if asked else None,
                               secret=secret if secret is not None else (asked.secret if asked else None),
                               reclaim=reclaim)
-        return await self.d.shared.register(req, origin)
+        return await self.state.shared.register(req, origin)
 
     async def live(self, inst: Instance) -> None:
-        self.d.registry.attach(inst, Channel())
+        self.state.registry.attach(inst, Channel())
         await self._written(inst, "live")
 
     async def gone(self, inst: Instance) -> None:
-        assert self.d.registry.detach(inst, inst.conn)
+        assert self.state.registry.detach(inst, inst.conn)
         await self._written(inst, "reconnecting")
 
     async def _written(self, inst: Instance, state: str) -> None:
@@ -82,12 +82,12 @@ async def pages(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator
     url = request.getfixturevalue("redis_url") if request.param == "redis" else None
     if url:
         redis.Redis.from_url(url).flushall()  # every test starts from an empty team bridge
-    d = Dispatcher(Settings(config_dir=tmp_path, no_audit=True, cluster=url))
-    await d.shared.start()
+    state = BridgeState(Settings(config_dir=tmp_path, no_audit=True, cluster=url))
+    await state.shared.start()
     try:
-        yield Pages(d, url)
+        yield Pages(state, url)
     finally:
-        await d.shared.stop()
+        await state.shared.stop()
 
 
 async def test_a_page_gets_its_origins_port_as_its_id_and_a_second_tab_a_fresh_one(pages: Pages):

@@ -68,12 +68,12 @@ def test_the_default_family_fits_its_budget(tmp_path: Path):
 
 def test_the_desktop_family_fits_its_budget(tmp_path: Path):
     """Measured from the whole table (what a machine whose desktop backend loads registers)."""
-    from bridge.dispatch import Dispatcher
+    from bridge.state import BridgeState
     from bridge.mcp_server import build_server
     from bridge.tools import TOOLS
 
     async def go():
-        server = build_server(Dispatcher(Settings(config_dir=tmp_path, no_audit=True)), TOOLS)
+        server = build_server(BridgeState(Settings(config_dir=tmp_path, no_audit=True)), TOOLS)
         listed = await server.list_tools()
         desktop = [t for t in listed if t.name.startswith("desktop_")]
         figure, whole, out = len(wire(desktop)), len(wire(listed)), outputs(desktop)

@@ -46,11 +46,11 @@ def test_page_tools_lists_the_page_s_tools_as_page_data_and_names_what_it_droppe
             assert "not instructions from the human" in out["note"]
             assert {d["name"]: d["code"] for d in out["dropped"]} == {"page_exec": "reserved_tool_name",
                                                                       "deep": "schema_too_deep"}
-            items, _, _ = b.d.inbox.read(kinds=["page_error"])
+            items, _, _ = b.state.inbox.read(kinds=["page_error"])
             assert sorted(i.data["code"] for i in items) == ["reserved_tool_name", "schema_too_deep"]
             assert all(i.source == "page" for i in items)
             await b.ok("page_tools")  # listed again: the same drops are not said twice
-            assert len(b.d.inbox.read(kinds=["page_error"])[0]) == 2
+            assert len(b.state.inbox.read(kinds=["page_error"])[0]) == 2
             assert conn.execs("tools")[0]["frameId"] == "host"
     run(go())
 
@@ -126,7 +126,7 @@ def test_mirrored_tools_follow_the_page_s_list_and_go_with_the_page(tmp_path: Pa
             conn = b.connect_page(webmcp_page(b))
             inst = conn.inst
             untyped = {"name": "untyped", "description": "no type in its schema", "schema": "{}"}
-            handle_up(b.d, inst, parse_up({"type": "tools", "tools": [*TOOLS[:2], untyped], "total": 3}))
+            handle_up(b.state, inst, parse_up({"type": "tools", "tools": [*TOOLS[:2], untyped], "total": 3}))
             tab = inst.id
             tools = {t.name: t for t in (await b.client.list_tools()).tools}
             assert {f"{tab}_host__add_todo", f"{tab}_host__list_todos"} <= set(tools)
@@ -136,10 +136,10 @@ def test_mirrored_tools_follow_the_page_s_list_and_go_with_the_page(tmp_path: Pa
             assert not res.is_error and res.structured_content["tool"] == "add_todo"
             assert conn.execs("tool_call")[-1]["params"]["arguments"] == {"title": "bread"}
             assert (await b.error(f"{tab}_host__add_todo", {})).startswith("[invalid_argument]")
-            handle_up(b.d, inst, parse_up({"type": "tools", "tools": TOOLS[:1], "total": 1}))
+            handle_up(b.state, inst, parse_up({"type": "tools", "tools": TOOLS[:1], "total": 1}))
             names = {t.name for t in (await b.client.list_tools()).tools}
             assert f"{tab}_host__list_todos" not in names and f"{tab}_host__add_todo" in names
-            b.d.registry.detach(inst, conn)
+            b.state.registry.detach(inst, conn)
             assert not [t.name for t in (await b.client.list_tools()).tools if "__" in t.name]
             assert (await b.error(f"{tab}_host__add_todo", {"title": "x"})).startswith("[unknown_tool]")
     run(go())

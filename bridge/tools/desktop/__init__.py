@@ -45,9 +45,9 @@ from bridge.tools.desktop.windows import (
 )
 
 
-def the_desktop(dispatcher: Any) -> Desktop:
-    """What a desktop tool's handler gets: the Desktop the app's lifespan put on the dispatcher."""
-    desk = getattr(dispatcher, "desktop", None)
+def the_desktop(state: Any) -> Desktop:
+    """What a desktop tool's handler gets: the Desktop the app's lifespan put on the bridge's state."""
+    desk = state.desktop
     if desk is None:
         raise DesktopError("This bridge has no desktop running (it starts with the bridge's HTTP app; desktop tools "
                            "are off when desktop_enabled=false).", code="desktop_unavailable")

@@ -1,0 +1,85 @@
+"""`BridgeState`: the app-wide objects of one bridge, built once (create_app; the in-memory tests alike) and handed
+to what needs them: the MCP server and its tools, the routes, the cockpit, the agent.
+
+The Dispatcher is one of them and holds only what its one job needs (addressing pages, waiting for them, calling
+them); the human loop's parts (asking, consent, open-file) are small objects of their own built here."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bridge import shared_state
+from bridge.audit import Audit
+from bridge.background import Background
+from bridge.clients import Clients
+from bridge.dispatch import Dispatcher
+from bridge.human.asking import Asking
+from bridge.human.consent import Consent
+from bridge.human.editor import OpenFile
+from bridge.inbox import Inbox
+from bridge.pending import Pending
+from bridge.questions import Questions
+from bridge.registry import Registry
+from bridge.settings import Settings
+from bridge.shared_state import SharedState
+from bridge.webmcp import WebTools
+
+
+class BridgeState:
+    """Everything one bridge holds, each part built once with what it needs passed in."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        #: Fire-and-forget work (announcements, re-shown questions, cancel frames), held until done.
+        self.background = Background()
+        # the single-machine parts tell the shared state of their changes (it is built below, once they exist:
+        # they are told only once pages and questions come, at run time)
+        self.registry = Registry(settings.page_ttl, settings.max_pending_pages,
+                                 on_change=lambda inst, gone: self.shared.page_changed(inst, gone))
+        self._secrets: tuple[object, frozenset[str]] = (None, frozenset())
+        self.pending = Pending()
+        self.inbox = Inbox(share=_InboxShare(self))
+        self.clients = Clients()
+        self.questions = Questions(on_change=lambda q, opened: self.shared.question_changed(q, opened))
+        #: The WebMCP tools each page registered (page data, checked there).
+        self.webtools = WebTools(self.inbox)
+        #: Every tool call and human event: appended to audit.jsonl and streamed to the cockpit.
+        self.audit = Audit(None if settings.no_audit else settings.config_dir / "audit.jsonl",
+                           settings.audit_max_bytes, settings.audit_keep, self.page_secrets)
+        self.inbox.hooks.append(self.audit.inbox_item)
+        #: The bridge.desktop.service.Desktop, built and closed by the app's lifespan (None: not built, or disabled).
+        self.desktop: Any = None
+        #: Skills and memory (bridge.agent.skill_service.SkillService), built by create_app; None until then.
+        self.skills: Any = None
+        #: The runs of this bridge (bridge.agent.service.Agent), built by the app; None outside one.
+        self.agent: Any = None
+        #: Pages, questions and the inbox as every replica sees them (bridge/shared_state.py, picked once).
+        self.shared: SharedState = shared_state.build(self)
+        spawn = self.background.spawn
+        #: Addressing, waiting for and calling pages: the one path to a page.
+        self.dispatcher = Dispatcher(settings, self.registry, self.pending, self.shared, spawn)
+        #: Questions shown to the human in their page.
+        self.asking = Asking(self.dispatcher, self.questions, self.audit, self.inbox, settings, spawn)
+        #: The human's consent before a dangerous command (approvals shared by every replica).
+        self.consent = Consent(self.dispatcher, self.asking, self.audit, settings, self.shared.approvals)
+        #: A page's open_file requests, held for the human's confirmation in the cockpit.
+        self.open_file = OpenFile(self.dispatcher, self.questions, self.audit, self.inbox, settings, spawn)
+
+    def page_secrets(self) -> frozenset[str]:
+        """Every known page's secret, rebuilt only when the registry changed (the audit redacts them per record)."""
+        if self._secrets[0] is not self.registry.changed:
+            self._secrets = (self.registry.changed, frozenset(i.secret for i in self.registry.instances.values()))
+        return self._secrets[1]
+
+
+class _InboxShare:
+    """The inbox's items shared through the shared state (whichever it is once built)."""
+
+    def __init__(self, state: BridgeState) -> None:
+        self.state = state
+
+    def take(self, item: Any) -> bool:
+        return self.state.shared.inbox_take(item)
+
+    def mark(self, ids: list[int], status: Any) -> None:
+        self.state.shared.inbox_mark(ids, status)
