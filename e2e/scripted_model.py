@@ -3,7 +3,8 @@ each answer decided by a small policy (a Python function) over what the bridge s
 
 The policy is picked by the request's `model` name, so one server serves every test: a test registers
 `server.policies["name"] = fn` and starts its run with `model: "name"`. `fn(req)` returns `say(text)`,
-`call(name, **args)` (one or more tool calls), or `status(code)` (an HTTP error). Every request is kept in
+`call(name, **args)` (one or more tool calls), `status(code, headers)` (an HTTP error) or `hang_up()` (the
+connection closed with no answer). Every request is kept in
 `server.requests[name]` for the test to read. A request with `stream: true` is answered as SSE chunks.
 
 This is a fixture for the loop's logic, never evidence that the agent does real tasks."""
@@ -13,6 +14,7 @@ from __future__ import annotations
 import http.server
 import json
 import threading
+import time
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -24,6 +26,8 @@ class Req:
     """One chat-completions request as the bridge sent it."""
 
     body: dict[str, Any]
+    #: When it arrived (time.monotonic()).
+    at: float = field(default_factory=time.monotonic)
 
     @property
     def messages(self) -> list[dict[str, Any]]:
@@ -59,6 +63,8 @@ class Answer:
     content: str | None = None
     calls: list[tuple[str, Any]] = field(default_factory=list)
     status: int = 200
+    headers: dict[str, str] = field(default_factory=dict)
+    hang_up: bool = False
 
 
 def say(text: str) -> Answer:
@@ -74,8 +80,12 @@ def calls(*pairs: tuple[str, dict[str, Any]]) -> Answer:
     return Answer(calls=list(pairs))
 
 
-def status(code: int) -> Answer:
-    return Answer(status=code)
+def status(code: int, headers: dict[str, str] | None = None) -> Answer:
+    return Answer(status=code, headers=dict(headers or {}))
+
+
+def hang_up() -> Answer:
+    return Answer(hang_up=True)
 
 
 Policy = Callable[[Req], Answer]
@@ -109,9 +119,14 @@ class ScriptedModel:
                 owner.requests[name].append(req)
                 policy = owner.policies.get(name)
                 answer = policy(req) if policy else Answer(status=404)
+                if answer.hang_up:
+                    self.close_connection = True
+                    return
                 if answer.status != 200:
                     data = json.dumps({"error": {"message": f"scripted {answer.status}"}}).encode()
                     self.send_response(answer.status)
+                    for k, v in answer.headers.items():
+                        self.send_header(k, v)
                     self.send_header("Content-Type", "application/json")
                     self.send_header("Content-Length", str(len(data)))
                     self.end_headers()

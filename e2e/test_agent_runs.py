@@ -10,7 +10,7 @@ import pytest
 
 from e2e.agent_fixtures import agent_bridge, api, app_page, model, site  # noqa: F401 - fixtures
 from e2e.runs_api import done, of
-from e2e.scripted_model import Req, call, status
+from e2e.scripted_model import Req, call, hang_up, status
 
 
 def planner(steps: list[str], stop: list[dict] | None = None):
@@ -217,6 +217,28 @@ def test_model_errors_are_retried_with_backoff_then_named(model, api, app_page):
     end = done(events)
     assert end["state"] == "failed" and end["summary"].startswith("[model_unavailable]")
     assert len(model.requests["down"]) == 3  # the first try and 2 retries (model_retries=2)
+
+
+def test_a_429_waits_its_retry_after_and_a_dropped_connection_is_retried(model, api, app_page):
+    seen = {"n": 0}
+
+    def busy(req: Req):
+        seen["n"] += 1
+        if seen["n"] == 1:
+            return status(429, {"Retry-After": "1"})
+        return hang_up() if seen["n"] == 2 else load_more(req)
+
+    model.policies["busy"] = busy
+    _, events = api.run("Load more", model="busy")
+    assert done(events)["state"] == "done"
+    assert of(events, "model_call")[0]["retries"] == 2
+    first, second = model.requests["busy"][:2]
+    assert second.at - first.at >= 0.95  # the server's Retry-After, not the 0.5 s backoff
+    model.policies["gone"] = lambda req: hang_up()
+    _, events = api.run("Load more", model="gone")
+    end = done(events)
+    assert end["state"] == "failed" and end["summary"].startswith("[model_unavailable]"), end
+    assert "RemoteProtocolError" in end["summary"] and len(model.requests["gone"]) == 3
 
 
 def test_takeover_is_answered_through_the_api_with_a_note_and_the_page_card_goes(model, api, app_page):
