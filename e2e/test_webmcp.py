@@ -268,6 +268,21 @@ def test_a_page_tool_that_never_answers_times_out_one_that_throws_is_named_and_a
     healthy(mcp, page.page_id)
 
 
+def test_cancelling_a_page_tool_call_aborts_its_execute_tool_and_is_audited_cancelled(lab, allowed):
+    proc, server, mcp, ctx = lab
+    page = open_page(ctx, server.url("webmcp/polyfill.html"))
+    register(page, "[{name: 'stuck', description: 'runs until cancelled', execute: () => {"
+                   " window.__stuck = true; return new Promise(() => {}); }}]")
+    wait_until(lambda: "stuck" in listed(mcp, page.page_id), 10, what="stuck listed")
+    call = mcp.start("page_call_tool", {"pageId": page.page_id, "name": "stuck"})
+    page.wait_for_function("window.__stuck === true", timeout=3000)
+    call.cancel()  # before --exec-timeout's 3 s: the polyfill's executeTool rejects on the aborted signal
+    page.wait_for_function("window.__dbg.status().running === 0", timeout=5000)
+    wait_until(lambda: any(r.get("tool") == "page_call_tool" and r.get("pageId") == page.page_id
+                           and r.get("code") == "cancelled" for r in proc.audit()), 5, what="the audit record")
+    healthy(mcp, page.page_id)
+
+
 # ---- Chromium's own document.modelContext ----------------------------------------------------------------------
 
 def test_debian_chromium_s_native_webmcp_behind_its_flag_is_read_and_called(lab, allowed, browser):
