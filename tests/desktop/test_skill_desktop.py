@@ -49,3 +49,38 @@ def test_a_calculator_recording_becomes_a_skill_that_replays_to_the_same_result(
     events = read(trace.path)
     assert events[0]["type"] == "run_start" and events[-1]["state"] == "done"
     assert sum(e["type"] == "tool_result" and e["ok"] for e in events) == len(KEYS)
+
+
+def test_a_desktop_recording_over_v1_is_saved_and_run_as_a_skill(desk, launch, tmp_path: Path):  # noqa: F811
+    """The paths `dbg-bridge record NAME --desktop` and `skill run` take: POST /v1/recordings {desktop: true}, the
+    human's clicks, POST /v1/recordings/NAME/stop, POST /v1/skills/NAME/run, on a bridge app whose desktop is the
+    test session's private one."""
+    from starlette.testclient import TestClient
+
+    from bridge.app import create_app
+    from bridge.settings import Settings
+
+    win = launch(["galculator"])
+    human = Human(desk)
+    app = create_app(Settings(config_dir=tmp_path, port=8000, no_audit=True), "tok")
+    with TestClient(app, base_url="http://127.0.0.1:8000", headers={"Authorization": "Bearer tok"}) as http:
+        state = app.state.bridge
+        state.desktop = desk.service  # the bridge's desktop is this session's (handed back before the app stops)
+        try:
+            started = http.post("/v1/recordings", json={"name": "times", "desktop": True})
+            assert started.status_code == 200 and started.json()["state"] == "recording", started.text
+            for key in KEYS:
+                human.click(center(element(desk, win["id"], "toggle button", key)))
+            wait_until(lambda: display(desk, win).strip() == "36", 5, what="12*3 = 36 on the display")
+            saved = http.post("/v1/recordings/times/stop", json={"until": {"window": "galculator"}}).json()
+            assert saved["state"] == "saved" and saved["steps"] == len(KEYS), saved
+            shown = http.get("/v1/skills/times").json()
+            assert shown["kind"] == "desktop" and [s["tool"] for s in shown["steps"]] == ["desktop_click"] * len(KEYS)
+
+            human.click(center(element(desk, win["id"], "toggle button", "7")))
+            wait_until(lambda: display(desk, win).strip() == "7", 5, what="7 on the display")
+            ran = http.post("/v1/skills/times/run", json={}).json()
+            assert ran["state"] == "done", ran
+            wait_until(lambda: display(desk, win).strip() == "36", 5, what="the replayed 12*3 = 36 on the display")
+        finally:
+            state.desktop = None
