@@ -85,7 +85,7 @@ class FindParams(Params):
 
 
 ActionName = Literal["click", "dblclick", "hover", "focus", "fill", "type", "select", "check", "uncheck", "press",
-                     "scroll", "drag"]
+                     "scroll", "drag", "upload"]
 
 
 class ActionParams(Params):
@@ -98,8 +98,11 @@ class ActionParams(Params):
     nth: Annotated[int, Field(ge=0)] | None = None
     exact: bool | None = None
     value: Annotated[Text | float | None, Field(description="Text, option or scroll px.")] = None
-    key: Annotated[Annotated[str, Field(max_length=200)] | None, Field(description="For press: Enter, Control+a.")] = None
-    to: Annotated[Target | None, Field(description="Drop target.")] = None
+    key: Annotated[Annotated[str, Field(max_length=200)] | None, Field(description="Enter, Control+a.")] = None
+    #: For drag: the ref or selector to drop on.
+    to: Target | None = None
+    #: For upload: paths of files under the bridge's --upload-dir, handed to a file input as if picked.
+    files: Annotated[list[Annotated[str, Field(max_length=4096)]], Field(max_length=20)] | None = None
     dx: float | None = None
     dy: float | None = None
     #: Real input (true), synthetic events only (false), or synthetic then real input when it changed nothing (auto);
@@ -108,13 +111,22 @@ class ActionParams(Params):
     force: bool | None = None
 
 
+class Upload(Params):
+    """One file the bridge read for an upload action (bridge/tools/page_upload.py), as the page's File gets it."""
+
+    name: Annotated[str, Field(min_length=1, max_length=255)]
+    type: Annotated[str, Field(max_length=200)] = ""
+    data: str  # base64
+
+
 class ActParams(ActionParams):
     """act: one action, or a batch in `actions`. A dry run must be a real boolean (it decides whether consent is
     asked, and the page reads it with JavaScript truthiness)."""
 
     actions: Annotated[Annotated[list[ActionParams], Field(max_length=200)] | None,
                        Field(description="Batch of {action, ref, ...}.")] = None
-    snapshot: Annotated[bool, Field(description="Snapshot after.")] = False
+    #: A snapshot after the actions, in the answer.
+    snapshot: bool = False
     dryRun: Annotated[bool, Field(strict=True)] = False
     #: Real input (true), synthetic only (false), or real input when synthetic did nothing (auto): README, Acting.
     trusted: Literal["auto", True, False] = "auto"
@@ -127,6 +139,8 @@ class ActParams(ActionParams):
     #: The token of an act that waited for desktop input, to finish it; `failed` says why the input was not sent.
     resume: Annotated[str, Field(max_length=40)] | None = None
     failed: Annotated[str, Field(max_length=2000)] | None = None
+    #: The files of each upload action, by the action's place in the batch (the bridge reads them from `files`).
+    uploads: Annotated[list[list[Upload] | None], Field(max_length=200)] | None = None
 
 
 class ConsoleParams(Params):

@@ -57,11 +57,18 @@ class Settings(BaseModel):
     heartbeat: float = Field(15.0, gt=0, description="Seconds between heartbeats on page streams.")
     log_level: Literal["debug", "info", "warning", "error"] = Field("info", description="Bridge log level.")
     no_consent: bool = Field(False, description="Run page_exec code without asking the human first (trusted setups).")
-    consent_for: list[Literal["eval", "navigate", "submit", "tool"]] = Field(
-        default_factory=lambda: ["eval", "navigate", "tool"],
+    consent_for: list[Literal["eval", "navigate", "submit", "tool", "upload"]] = Field(
+        default_factory=lambda: ["eval", "navigate", "tool", "upload"],
         description="Actions that need the human's consent: eval (page_exec code), navigate (page_navigate to "
                     "another origin), submit (page_act that submits a form), tool (page_call_tool: a tool the page "
-                    "registered through WebMCP, whatever it says it does).")
+                    "registered through WebMCP, whatever it says it does), upload (page_act upload: files from "
+                    "upload_dir handed to the page).")
+    upload_dir: list[Path] = Field(
+        default_factory=list,
+        description="Folders page_act upload may take files from (their files may be handed to any page the agent "
+                    "acts on, after consent; dotfiles and secret-looking names never). Empty: uploads are off.")
+    upload_max_bytes: int = Field(10 << 20, ge=1, le=64 << 20,
+                                  description="Largest total size of the files one page_act upload hands over.")
     push_sampling: bool = Field(False, description="Push messages the human writes to MCP clients that declare "
                                                    "sampling, and show the reply in the page (2025-11-25 sessions).")
     no_audit: bool = Field(False, description="Do not write audit.jsonl in the config dir (the cockpit still shows "

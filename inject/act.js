@@ -173,6 +173,22 @@ async function act(el, a) {
       pressChord(el, String(a.key || a.value || 'Enter'));
       break;
     }
+    case 'upload': {
+      // what a pick in the file chooser does: the input's files replaced, then input and change
+      const input = /** @type {HTMLInputElement} */ (el);
+      const files = Array.isArray(a.uploads) ? a.uploads : [];
+      if (!files.length) throw new DbgError('bad_action', 'upload needs `files` (the bridge reads them from its --upload-dir).');
+      if (files.length > 1 && !input.multiple) throw new DbgError('bad_action', refs.of(el) + ' takes one file (no multiple attribute); ' + files.length + ' were given.');
+      const dt = new DataTransfer();
+      for (const f of files) {
+        const bytes = Uint8Array.from(atob(String(f.data)), (c) => c.charCodeAt(0));
+        dt.items.add(new File([bytes], String(f.name), { type: String(f.type || '') }));
+      }
+      input.files = dt.files;
+      input.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
+      input.dispatchEvent(new Event('change', { bubbles: true }));
+      return { files: Array.from(input.files).map((f) => f.name + ' (' + f.size + ' bytes)') };
+    }
     case 'drag': {
       if (!a.to) throw new DbgError('bad_action', 'drag needs `to`: the ref or CSS selector of where to drop.');
       const dest = REF_PATTERN.test(String(a.to)) ? refs.resolve(String(a.to)) : target({ selector: a.to });

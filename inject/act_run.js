@@ -49,9 +49,10 @@ async function runAct(params, ctx) {
     return steps(state, params, ctx);
   }
   const batch = Array.isArray(params.actions) && params.actions.length ? params.actions : [params];
-  const actions = batch.map((/** @type {Record<string, any>} */ a) => Object.assign({}, a, {
+  const actions = batch.map((/** @type {Record<string, any>} */ a, /** @type {number} */ i) => Object.assign({}, a, {
     trusted: a.trusted != null ? a.trusted : params.trusted != null ? params.trusted : 'auto',
     force: a.force != null ? !!a.force : !!params.force,
+    uploads: Array.isArray(params.uploads) ? params.uploads[i] : undefined, // the files the bridge read for it
   }));
   if (params.dryRun) return { submits: actions.map(submitsWhat).filter(Boolean) };
   const routes = realRoutes(params);
@@ -85,6 +86,7 @@ async function steps(state, params, ctx) {
     const kind = String(a.action);
     let el = target(a);
     if (kind === 'type' || kind === 'fill') el = typingTarget(el);
+    if (kind === 'upload') el = fileInput(el);
     if (!a.force) await waitActionable(el, kind, state.deadline, ctx.signal);
     else if (kind !== 'scroll' && typeof (/** @type {HTMLElement} */ (el)).scrollIntoView === 'function' && !aimPoint(el.getBoundingClientRect())) {
       /** @type {HTMLElement} */ (el).scrollIntoView({ block: 'center', inline: 'center' });

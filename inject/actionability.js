@@ -11,6 +11,7 @@ const ACTION_CHECKS = {
   fill: ['visible', 'enabled', 'editable'], type: ['visible', 'enabled', 'editable'],
   press: ['visible', 'enabled'], select: ['visible', 'enabled'],
   focus: [], scroll: [],
+  upload: [], // a file input is often hidden behind a styled button: a person's pick reaches it all the same
 };
 
 /** One animation frame, or 50 ms where frames do not come (a hidden tab). A visible page's frame may come late on a
@@ -58,6 +59,21 @@ function typingTarget(el) {
   if (control) return control;
   const inside = deepElements(el).filter((x) => x !== el && isEditable(x) && !(x.parentElement && /** @type {HTMLElement} */ (x.parentElement).isContentEditable));
   return inside.length === 1 ? inside[0] : el;
+}
+
+/** The file input an upload goes to: el itself, the control of a label, or the one file input inside el; else a
+ * bad_action naming the file inputs the page has. @param {Element} el */
+function fileInput(el) {
+  const isFile = (/** @type {Element} */ x) => x.tagName === 'INPUT' && /** @type {HTMLInputElement} */ (x).type === 'file';
+  if (isFile(el)) return el;
+  const control = el.tagName === 'LABEL' ? /** @type {HTMLLabelElement} */ (el).control : null;
+  if (control && isFile(control)) return control;
+  const inside = deepElements(el).filter(isFile);
+  if (inside.length === 1) return inside[0];
+  const all = deepElements(document.documentElement).filter(isFile).slice(0, 10).map((x) => refs.of(x));
+  throw new DbgError('bad_action', 'upload goes to a file input (<input type=file>); ' + refs.of(el) + ' is <' + el.tagName.toLowerCase() + '>' +
+    (inside.length ? ' with ' + inside.length + ' file inputs inside' : '') + '. ' +
+    (all.length ? 'The page has these file inputs: ' + all.join(', ') + '.' : 'The page has no file input (a picker opened by showOpenFilePicker cannot be filled from here).'));
 }
 
 /** The point a pointer action aims at: the middle of the part of el's box inside the viewport. @param {DOMRect} r */

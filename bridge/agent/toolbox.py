@@ -25,7 +25,7 @@ from bridge.errors import BridgeError
 
 #: Tools a run never gets: delegating to another run from inside one.
 NOT_FOR_RUNS = frozenset({"agent_run"})
-CONSENT_CLASSES = ("eval", "navigate", "submit", "tool")
+CONSENT_CLASSES = ("eval", "navigate", "submit", "tool", "upload")
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,8 @@ CONSENT_TEXT = {
                "Ask the human (user_ask) before submitting, or fill the form and let them submit it."),
     "tool": ("The agent wants to call a tool the page registered (WebMCP) in {page} ({origin}).",
              "Do not retry the same call; ask them why (user_ask), or use page_snapshot/page_act instead."),
+    "upload": ("The agent wants to hand these files to {page} ({origin}) as if chosen in its file picker.",
+               "Ask the human (user_ask) which file to upload, or let them pick it themselves."),
 }
 
 

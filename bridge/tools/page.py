@@ -15,7 +15,7 @@ from bridge import artifacts, errors, sourcemap
 from bridge import page_commands as m
 from bridge.page_commands import COMMANDS
 from bridge.state import BridgeState
-from bridge.tools import page_desktop
+from bridge.tools import page_desktop, page_upload
 from bridge.tools.base import Tool, acting, read_only
 from bridge.tools.outputs import obj, of_page
 from bridge.tools.page_handle import Page
@@ -160,6 +160,7 @@ async def page_act(
     if params.actions is None and params.action is None:
         raise errors.BridgeError("Give `action` (with a target) or `actions` (a batch).", code="invalid_argument")
     page, params = in_frame(page, params)
+    params = await page_upload.with_files(page, params)  # the files an upload hands over, after consent
     # the page's share of the time: actionability waits within it, and the answer still comes inside `timeout`
     desk = page_desktop.running(page) if params.trusted is not False else None
     params = params.model_copy(update={"checkTimeout": max(0.5, timeout - 2), **({"desktop": True} if desk else {})})
@@ -288,7 +289,7 @@ TOOLS = [
          hide=("full", "part", "from_")),
     Tool(page_find, read_only("Find elements"), output=of_page(m.FindResult)),
     Tool(page_act, acting("Act on elements"), output=of_page(m.ActResult),
-         hide=("dx", "dy", "dryRun", "checkTimeout", "desktop", "resume", "failed")),
+         hide=("dx", "dy", "dryRun", "checkTimeout", "desktop", "resume", "failed", "uploads")),
     Tool(page_wait, read_only("Wait for the page"), output=of_page(m.WaitResult), hide=("loadState",)),
     Tool(page_navigate, acting("Navigate a page", open_world=True),
          output=obj("note:str", pageId="str", reloaded="bool", url="str", title="str", waited="str")),

@@ -67,6 +67,10 @@ class Page:
         it (bridge/human/consent.py)."""
         return await self._state.consent.guard(self.target, command, params, timeout or self.settings.exec_timeout)
 
+    async def consent(self, kind: str, detail: str) -> None:
+        """Ask the human before an action of consent class `kind` here (raises when refused or unanswered)."""
+        await self._state.consent.require(self.target, kind, detail)
+
     async def run(self, command: str, params: BaseModel | dict[str, Any] | None = None,
                   timeout: float | None = None) -> Any:
         """Run a command on the agent's behalf: its policy first (`guard`), then the call."""
