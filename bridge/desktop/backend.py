@@ -78,7 +78,7 @@ class DesktopBackend(Protocol):
     def record_start(self, sink: Callable[[dict[str, Any]], None]) -> None:
         """Capture the input that happens on the display (on a thread of its own) and hand each event to `sink` in
         order: {kind: key, down, key, chars, modifier} | {kind: button, down, button, x, y} | {kind: tool, active}
-        (see bridge/desktop/x11_record.py). Returns once capturing runs."""
+        (see bridge/desktop/x11/record.py). Returns once capturing runs."""
 
     def record_stop(self) -> None:
         """Stop capturing; every event captured so far has reached the sink when this returns."""

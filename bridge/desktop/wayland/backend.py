@@ -47,7 +47,7 @@ def keysym_name(key: str) -> str:
     if len(key) == 1:
         if key.isalnum() and key.isascii():
             return key
-        from bridge.desktop.x11_record import keysym_name as named  # python-xlib's keysym table
+        from bridge.desktop.keysyms import keysym_name as named
 
         code = ord(key)
         sym = code if 0x20 <= code <= 0xFF else 0x01000000 | code
@@ -324,7 +324,7 @@ class WaylandBackend:
 
     def a11y(self) -> Any:
         if self._a11y is None:
-            from bridge.desktop.atspi_client import AtspiClient
+            from bridge.desktop.atspi.client import AtspiClient
 
             if self.user is None:
                 self._a11y = AtspiClient(self.session.env, self.session.log_path("atspi"))
