@@ -89,7 +89,7 @@ class DesktopBackend(Protocol):
 
     def watch_hands(self, on_human: Callable[[str], None]) -> None:
         """Watch the display for input the bridge did not send (the human's) and call on_human('pointer' | 'button'
-        | 'key') for it, from a thread of its own, until stop(). The bridge's own input is what mark_tool_input
+        | 'key', or 'pointer or key' where the compositor does not say which) for it, from a thread of its own, until stop(). The bridge's own input is what mark_tool_input
         brackets."""
 
     def window_at(self, x: int, y: int) -> dict[str, Any] | None:

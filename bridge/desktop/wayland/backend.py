@@ -55,6 +55,10 @@ def keysym_name(key: str) -> str:
     return key
 
 
+HUMAN_INPUT = ("watched: the compositor's idle notifications (seat input the bridge did not send, after a 5 ms "
+               "pause, is the human's)")
+
+
 class WaylandBackend:
     name = "wayland"
 
@@ -67,6 +71,8 @@ class WaylandBackend:
         self._apps: Apps | None = None
         self._pointer = (0, 0)
         self.devices: Any = None  # the seat's pointer and keyboard (a headless sway has no input device of its own)
+        self._hands: Any = None  # the watch of the human's hands (attached sessions)
+        self._acting = False
         self._temp: list[str] = []
 
     # ---- lifecycle ---------------------------------------------------------------------------
@@ -97,6 +103,9 @@ class WaylandBackend:
             raise
 
     def stop(self) -> None:
+        hands, self._hands = self._hands, None
+        if hands is not None:
+            hands.stop()
         for path in self._temp:
             shutil.rmtree(path, ignore_errors=True)
         self._temp.clear()
@@ -144,7 +153,7 @@ class WaylandBackend:
                 "windowManager": f"sway {version.get('human_readable', '')}".strip(),
                 "accessibility": importlib.util.find_spec("gi") is not None, "ocr": ocr.available(),
                 "input": "sway seat + wtype",
-                "humanInput": "not watched: a Wayland client sees no other client's input (X11 only)"}
+                "humanInput": HUMAN_INPUT if self._hands is not None else "not watched (a private desktop)"}
 
     # ---- windows -----------------------------------------------------------------------------
 
@@ -272,6 +281,8 @@ class WaylandBackend:
         """Modifiers held with -M/-m, the other keys pressed and released in order (-P/-p)."""
         mods = [WTYPE_MODIFIERS[k.lower()] for k in keys if k.lower() in WTYPE_MODIFIERS]
         rest = [k for k in keys if k.lower() not in WTYPE_MODIFIERS and k.lower() not in MODIFIERS]
+        if not rest:  # modifiers alone: pressed and released as keys (wtype's -M/-m send no key, -s 0 is refused)
+            rest, mods = [MODIFIERS[k.lower()] for k in keys if k.lower() in MODIFIERS], []
         args: list[str] = []
         for m in mods:
             args += ["-M", m]
@@ -281,14 +292,12 @@ class WaylandBackend:
             args += ["-p", keysym_name(k)]
         for m in reversed(mods):
             args += ["-m", m]
-        if not rest:  # a lone modifier: press and release it
-            args += ["-s", "0"]
         self._wtype(args)
 
     def pointer(self) -> tuple[int, int]:
         return self._pointer  # sway's IPC does not report the cursor: where the bridge last put it
 
-    # ---- recording and the human's hands: not on Wayland yet ---------------------------------
+    # ---- recording and the human's hands ----------------------------------------------------
 
     def record_start(self, sink: Callable[[dict[str, Any]], None]) -> None:
         raise DesktopError("Recording the human's input is not built on the Wayland backend: a Wayland client cannot "
@@ -299,11 +308,17 @@ class WaylandBackend:
         return None
 
     def mark_tool_input(self) -> None:
-        return None
+        self._acting = not self._acting
+        if self._hands is not None:
+            self._hands.bracket(self._acting)
 
     def watch_hands(self, on_human: Callable[[str], None]) -> None:
-        """Nothing to watch with: a Wayland client sees no other client's input (a named gap; see the docs)."""
-        del on_human
+        from bridge.desktop.wayland.hands import Hands
+
+        env = self.session.env
+        hands = Hands(env.get("XDG_RUNTIME_DIR", ""), env["WAYLAND_DISPLAY"], on_human)
+        hands.start()
+        self._hands = hands
 
     # ---- screen ------------------------------------------------------------------------------
 
