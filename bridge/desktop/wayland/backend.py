@@ -59,6 +59,16 @@ HUMAN_INPUT = ("watched: the compositor's idle notifications (seat input the bri
                "pause, is the human's)")
 
 
+#: Why desktop_start_recording refuses here (measured on sway 1.7 with GTK 3: README, "Wayland (wlroots)").
+RECORDING_GAP = (
+    "Recording the human's input is not available on the Wayland backend: no Wayland client sees another client's "
+    "input or where the pointer is, and the accessibility events that remain cannot stand in for it: typing shows "
+    "(text-changed, per field), but a click does not (a second click on a focused button sends no event at all; "
+    "a first one looks the same as moving focus with Tab). It needs the compositor's help (an input-capture "
+    "protocol, libei) or libinput access. Record on the X11 backend (desktop_backend=x11, e.g. the private Xvfb "
+    "desktop, or an XWayland app with DISPLAY).")
+
+
 class WaylandBackend:
     name = "wayland"
 
@@ -300,9 +310,7 @@ class WaylandBackend:
     # ---- recording and the human's hands ----------------------------------------------------
 
     def record_start(self, sink: Callable[[dict[str, Any]], None]) -> None:
-        raise DesktopError("Recording the human's input is not built on the Wayland backend: a Wayland client cannot "
-                           "see other clients' input (it needs the compositor's help, or libinput access). Record on "
-                           "the X11 backend (desktop_backend=x11).", code="not_available")
+        raise DesktopError(RECORDING_GAP, code="not_available")
 
     def record_stop(self) -> None:
         return None
