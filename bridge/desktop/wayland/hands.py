@@ -68,10 +68,13 @@ class Hands:
         if active:
             self._inside = True
             return
+        if not self._thread.is_alive():  # the compositor went away: no roundtrip to wait for
+            self._inside = False
+            return
         self._synced.clear()
         self.conn.send(1, 0, struct.pack("<I", CALLBACK))  # wl_display.sync; its done closes the bracket
         if not self._synced.wait(timeout):
-            self._inside = False  # the watcher is gone or the compositor hangs: stop ignoring input
+            self._inside = False  # the compositor hangs: stop ignoring input
 
     def _loop(self) -> None:
         while not self._stop.is_set():
