@@ -23,7 +23,7 @@ __all__ = ["BACKENDS", "DesktopBackend", "Shot", "auto_backend", "load_backend",
 
 BACKENDS: dict[str, str] = {
     "auto": "",  # chosen from the platform by auto_backend()
-    "x11": "bridge.desktop.x11:X11Backend",
+    "x11": "bridge.desktop.x11.backend:X11Backend",
     "wayland": "bridge.desktop.wayland.backend:WaylandBackend",  # wlroots compositors that speak sway's IPC
     "macos": "bridge.desktop.unavailable:MacOSBackend",
     "windows": "bridge.desktop.unavailable:WindowsBackend",

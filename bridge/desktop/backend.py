@@ -78,7 +78,7 @@ class DesktopBackend(Protocol):
     def record_start(self, sink: Callable[[dict[str, Any]], None]) -> None:
         """Capture the input that happens on the display (on a thread of its own) and hand each event to `sink` in
         order: {kind: key, down, key, chars, modifier} | {kind: button, down, button, x, y} | {kind: tool, active}
-        (see bridge/desktop/x11_record.py). Returns once capturing runs."""
+        (see bridge/desktop/x11/record.py). Returns once capturing runs."""
 
     def record_stop(self) -> None:
         """Stop capturing; every event captured so far has reached the sink when this returns."""
@@ -89,7 +89,7 @@ class DesktopBackend(Protocol):
 
     def watch_hands(self, on_human: Callable[[str], None]) -> None:
         """Watch the display for input the bridge did not send (the human's) and call on_human('pointer' | 'button'
-        | 'key') for it, from a thread of its own, until stop(). The bridge's own input is what mark_tool_input
+        | 'key', or 'pointer or key' where the compositor does not say which) for it, from a thread of its own, until stop(). The bridge's own input is what mark_tool_input
         brackets."""
 
     def window_at(self, x: int, y: int) -> dict[str, Any] | None:

@@ -1,5 +1,5 @@
 """Who has an attached desktop: the agent or the human. The human's own input (seen by the backend's watcher, e.g.
-bridge/desktop/x11_hands.py) takes it at once; it comes back when the human hands it back in the cockpit's Desktop
+bridge/desktop/x11/hands.py) takes it at once; it comes back when the human hands it back in the cockpit's Desktop
 tab, or after `desktop_handback_idle` seconds without the human's input (0: only the cockpit). A private desktop is
 always the agent's: nothing watches it.
 """

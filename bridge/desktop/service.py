@@ -74,7 +74,7 @@ class Desktop:
         self.worker = Worker()
         self.consent = False
         self.consent_until: float | None = None  # wall-clock end of a timed grant (None: until revoked)
-        self.recording: Any = None  # the bridge.desktop.recording.Recording under way or last finished
+        self.recording: Any = None  # the bridge.desktop.recording.recorder.Recording under way or last finished
         self.sessions = 0  # how many times a desktop was started (a restart makes every old ref stale)
         self._lock = threading.Lock()
 

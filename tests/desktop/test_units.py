@@ -143,7 +143,7 @@ def test_open_url_takes_http_urls_only_and_builds_a_throwaway_profile_argv():
 def test_keysyms_become_the_key_names_and_characters_the_tools_take():
     from Xlib import XK
 
-    from bridge.desktop.x11_record import describe_key
+    from bridge.desktop.x11.record import describe_key
 
     def key(*names: str) -> dict:
         return describe_key([XK.string_to_keysym(n) for n in names])
@@ -195,7 +195,7 @@ class FakeDesktop:
 def test_the_recorder_turns_raw_input_into_steps():
     from concurrent.futures import Future
 
-    from bridge.desktop.recording import Recording
+    from bridge.desktop.recording.recorder import Recording
 
     fake = FakeDesktop()
 

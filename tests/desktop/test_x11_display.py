@@ -7,7 +7,7 @@ import pytest
 from Xlib import X, Xatom
 from Xlib import error as xerror
 
-from bridge.desktop.x11_display import open_display
+from bridge.desktop.x11.display import open_display
 
 
 def test_a_bad_value_on_a_reply_is_an_x_error_and_the_connection_goes_on(desk, monkeypatch):

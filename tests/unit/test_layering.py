@@ -109,3 +109,19 @@ def test_only_the_shared_state_table_names_the_team_bridge_and_it_imports_it_laz
     from bridge.shared_state import BACKENDS
 
     assert BACKENDS["redis"].startswith("bridge.cluster:")
+
+
+def test_each_desktop_backend_is_a_package_the_others_and_the_shared_parts_do_not_import():
+    """x11/ and wayland/ are reached through the backend table's import strings (its module and `doctor` may read a
+    backend's list of programs); atspi/, recording/ and the shared modules work for both."""
+    from bridge.desktop import BACKENDS
+
+    backends = ("bridge.desktop.x11", "bridge.desktop.wayland")
+    for backend in backends:
+        others = tuple(b for b in backends if b != backend)
+        assert offenders((backend,), others) == []
+    shared = [(m, i) for m, i in offenders(("bridge",), backends, {"bridge.desktop", "bridge.doctor"})
+              if not under(m, *backends)]
+    assert shared == []
+    assert BACKENDS["x11"] == "bridge.desktop.x11.backend:X11Backend"
+    assert BACKENDS["wayland"] == "bridge.desktop.wayland.backend:WaylandBackend"

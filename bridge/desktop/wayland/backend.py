@@ -47,12 +47,26 @@ def keysym_name(key: str) -> str:
     if len(key) == 1:
         if key.isalnum() and key.isascii():
             return key
-        from bridge.desktop.x11_record import keysym_name as named  # python-xlib's keysym table
+        from bridge.desktop.keysyms import keysym_name as named
 
         code = ord(key)
         sym = code if 0x20 <= code <= 0xFF else 0x01000000 | code
         return named(sym) or f"U{code:04X}"
     return key
+
+
+HUMAN_INPUT = ("watched: the compositor's idle notifications (seat input the bridge did not send, after a 5 ms "
+               "pause, is the human's)")
+
+
+#: Why desktop_start_recording refuses here (measured on sway 1.7 with GTK 3: README, "Wayland (wlroots)").
+RECORDING_GAP = (
+    "Recording the human's input is not available on the Wayland backend: no Wayland client sees another client's "
+    "input or where the pointer is, and the accessibility events that remain cannot stand in for it: typing shows "
+    "(text-changed, per field), but a click does not (a second click on a focused button sends no event at all; "
+    "a first one looks the same as moving focus with Tab). It needs the compositor's help (an input-capture "
+    "protocol, libei) or libinput access. Record on the X11 backend (desktop_backend=x11, e.g. the private Xvfb "
+    "desktop, or an XWayland app with DISPLAY).")
 
 
 class WaylandBackend:
@@ -67,6 +81,8 @@ class WaylandBackend:
         self._apps: Apps | None = None
         self._pointer = (0, 0)
         self.devices: Any = None  # the seat's pointer and keyboard (a headless sway has no input device of its own)
+        self._hands: Any = None  # the watch of the human's hands (attached sessions)
+        self._acting = False
         self._temp: list[str] = []
 
     # ---- lifecycle ---------------------------------------------------------------------------
@@ -97,6 +113,9 @@ class WaylandBackend:
             raise
 
     def stop(self) -> None:
+        hands, self._hands = self._hands, None
+        if hands is not None:
+            hands.stop()
         for path in self._temp:
             shutil.rmtree(path, ignore_errors=True)
         self._temp.clear()
@@ -144,7 +163,7 @@ class WaylandBackend:
                 "windowManager": f"sway {version.get('human_readable', '')}".strip(),
                 "accessibility": importlib.util.find_spec("gi") is not None, "ocr": ocr.available(),
                 "input": "sway seat + wtype",
-                "humanInput": "not watched: a Wayland client sees no other client's input (X11 only)"}
+                "humanInput": HUMAN_INPUT if self._hands is not None else "not watched (a private desktop)"}
 
     # ---- windows -----------------------------------------------------------------------------
 
@@ -272,6 +291,8 @@ class WaylandBackend:
         """Modifiers held with -M/-m, the other keys pressed and released in order (-P/-p)."""
         mods = [WTYPE_MODIFIERS[k.lower()] for k in keys if k.lower() in WTYPE_MODIFIERS]
         rest = [k for k in keys if k.lower() not in WTYPE_MODIFIERS and k.lower() not in MODIFIERS]
+        if not rest:  # modifiers alone: pressed and released as keys (wtype's -M/-m send no key, -s 0 is refused)
+            rest, mods = [MODIFIERS[k.lower()] for k in keys if k.lower() in MODIFIERS], []
         args: list[str] = []
         for m in mods:
             args += ["-M", m]
@@ -281,29 +302,31 @@ class WaylandBackend:
             args += ["-p", keysym_name(k)]
         for m in reversed(mods):
             args += ["-m", m]
-        if not rest:  # a lone modifier: press and release it
-            args += ["-s", "0"]
         self._wtype(args)
 
     def pointer(self) -> tuple[int, int]:
         return self._pointer  # sway's IPC does not report the cursor: where the bridge last put it
 
-    # ---- recording and the human's hands: not on Wayland yet ---------------------------------
+    # ---- recording and the human's hands ----------------------------------------------------
 
     def record_start(self, sink: Callable[[dict[str, Any]], None]) -> None:
-        raise DesktopError("Recording the human's input is not built on the Wayland backend: a Wayland client cannot "
-                           "see other clients' input (it needs the compositor's help, or libinput access). Record on "
-                           "the X11 backend (desktop_backend=x11).", code="not_available")
+        raise DesktopError(RECORDING_GAP, code="not_available")
 
     def record_stop(self) -> None:
         return None
 
     def mark_tool_input(self) -> None:
-        return None
+        self._acting = not self._acting
+        if self._hands is not None:
+            self._hands.bracket(self._acting)
 
     def watch_hands(self, on_human: Callable[[str], None]) -> None:
-        """Nothing to watch with: a Wayland client sees no other client's input (a named gap; see the docs)."""
-        del on_human
+        from bridge.desktop.wayland.hands import Hands
+
+        env = self.session.env
+        hands = Hands(env.get("XDG_RUNTIME_DIR", ""), env["WAYLAND_DISPLAY"], on_human)
+        hands.start()
+        self._hands = hands
 
     # ---- screen ------------------------------------------------------------------------------
 
@@ -324,7 +347,7 @@ class WaylandBackend:
 
     def a11y(self) -> Any:
         if self._a11y is None:
-            from bridge.desktop.atspi_client import AtspiClient
+            from bridge.desktop.atspi.client import AtspiClient
 
             if self.user is None:
                 self._a11y = AtspiClient(self.session.env, self.session.log_path("atspi"))

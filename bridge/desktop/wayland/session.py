@@ -71,7 +71,8 @@ def run_as(user: str) -> tuple[int, int, pwd.struct_passwd] | None:
 
 #: What the AT-SPI helper imports: copied where the desktop's user can read them (the bridge's own tree may sit in a
 #: directory only root can enter).
-HELPER_MODULES = ("__init__.py", "backend.py", "atspi_host.py", "atspi.py", "atspi_toolkits.py")
+HELPER_MODULES = ("__init__.py", "backend.py", "atspi/__init__.py", "atspi/host.py", "atspi/accessibility.py",
+                  "atspi/toolkits.py")
 HELPER_PYTHON = "/usr/bin/python3"  # Debian's, with python3-gi: the bridge's own interpreter may be root's alone
 
 
@@ -85,6 +86,7 @@ def helper_for(tmp: Path, ids: tuple[int, int]) -> tuple[str, str]:
     dest.mkdir(parents=True, exist_ok=True)
     (dest.parent / "__init__.py").write_text("")
     for name in HELPER_MODULES:
+        (dest / name).parent.mkdir(exist_ok=True)
         shutil.copyfile(src / name, dest / name)
     for path in (tmp / "helper", dest.parent, dest, *dest.parent.rglob("*")):
         os.chown(path, *ids)

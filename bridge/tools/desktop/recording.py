@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from bridge.desktop import recording
+from bridge.desktop.recording import recorder as recording
 from bridge.desktop.errors import DesktopError
 from bridge.desktop.service import Desktop
 from bridge.tools.desktop.common import run

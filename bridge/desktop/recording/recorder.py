@@ -1,6 +1,6 @@
 """Recording the human's input on the desktop as replayable desktop_* tool calls.
 
-The backend captures raw input in order (X11: bridge/desktop/x11_record.py) and hands each event to a Recording,
+The backend captures raw input in order (X11: bridge/desktop/x11/record.py) and hands each event to a Recording,
 which turns events into steps on a thread of its own. It looks at the desktop through the desktop worker: the window
 under a click, the element there, where keyboard focus is.
 
@@ -29,8 +29,8 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
-from bridge.desktop.recording_probe import click_target, key_context
-from bridge.desktop.recording_steps import CHORD_MODIFIERS, Steps
+from bridge.desktop.recording.probe import click_target, key_context
+from bridge.desktop.recording.steps import CHORD_MODIFIERS, Steps
 
 PROBE_TIMEOUT = 10.0
 MAX_SECONDS = 600

@@ -1,7 +1,7 @@
 """Where toolkits answer AT-SPI differently, made alike in one place: states, names and coordinates.
 
 Each rule below names the toolkit and version that showed the quirk. GTK 3 (3.24) is the reference: it reports
-`showing`/`enabled` and screen coordinates. Runs inside the AT-SPI helper (bridge/desktop/atspi_host.py).
+`showing`/`enabled` and screen coordinates. Runs inside the AT-SPI helper (bridge/desktop/atspi/host.py).
 """
 
 from __future__ import annotations

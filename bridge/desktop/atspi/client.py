@@ -42,7 +42,7 @@ class AtspiClient:
         out = open(self.log, "ab") if self.log else subprocess.DEVNULL  # noqa: SIM115
         try:
             who: dict[str, Any] = {"user": self.user[0], "group": self.user[1], "extra_groups": []} if self.user else {}
-            self.proc = subprocess.Popen([self.python, "-m", "bridge.desktop.atspi_host"], env=self.env,
+            self.proc = subprocess.Popen([self.python, "-m", "bridge.desktop.atspi.host"], env=self.env,
                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=out,
                                          preexec_fn=children._die_with_parent, close_fds=True,  # noqa: PLW1509
                                          **who)

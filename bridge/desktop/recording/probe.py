@@ -1,5 +1,5 @@
 """What the human's input met, looked at on the desktop worker as each event arrives: the window and element under a
-click, where keyboard focus is, and the selector that finds that element again (bridge/desktop/recording.py)."""
+click, where keyboard focus is, and the selector that finds that element again (bridge/desktop/recording/recorder.py)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The AT-SPI helper process: `python -m bridge.desktop.atspi_host` serves bridge/desktop/atspi.py over
+"""The AT-SPI helper process: `python -m bridge.desktop.atspi.host` serves bridge/desktop/atspi/accessibility.py over
 stdin/stdout, one JSON object per line: {"id", "op", "args"} → {"id", "ok": true, "result"} or
 {"id", "ok": false, "code", "message"}. It exits when stdin closes (the bridge went away or stopped the desktop)."""
 
@@ -22,7 +22,7 @@ def main() -> int:
         out.flush()
 
     try:
-        from bridge.desktop.atspi import Accessibility, DesktopError
+        from bridge.desktop.atspi.accessibility import Accessibility, DesktopError
 
         a11y = Accessibility()
     except Exception as exc:  # noqa: BLE001 - reported to the bridge, which says what to install

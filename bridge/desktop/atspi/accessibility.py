@@ -1,7 +1,7 @@
 """Accessibility trees of Linux desktop apps over AT-SPI (PyGObject): walk, describe, act, with refs that fail
 loudly once their element is gone.
 
-Runs inside the AT-SPI helper process (bridge/desktop/atspi_host.py), one per desktop session: libatspi binds to the
+Runs inside the AT-SPI helper process (bridge/desktop/atspi/host.py), one per desktop session: libatspi binds to the
 session bus it first sees and cannot be re-initialised, and a crash or hang in it must not take the bridge along.
 """
 
@@ -19,7 +19,7 @@ import gi
 gi.require_version("Atspi", "2.0")
 from gi.repository import Atspi, GLib
 
-from bridge.desktop.atspi_toolkits import (
+from bridge.desktop.atspi.toolkits import (
     UNKNOWN,
     Frame,
     Toolkit,
@@ -29,7 +29,7 @@ from bridge.desktop.atspi_toolkits import (
     toolkit_of,
     worth_walking,
 )
-from bridge.desktop.atspi_toolkits import name as toolkit_name
+from bridge.desktop.atspi.toolkits import name as toolkit_name
 
 
 class DesktopError(Exception):

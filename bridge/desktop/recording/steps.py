@@ -1,12 +1,12 @@
 """Turning the human's input events into replayable desktop_* steps (the rules are listed in
-bridge/desktop/recording.py). Runs on the recording's own thread; looks at the desktop only through `probe`."""
+bridge/desktop/recording/recorder.py). Runs on the recording's own thread; looks at the desktop only through `probe`."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
-from bridge.desktop.recording_probe import TEXT_ROLES, click_target, is_password, key_context
+from bridge.desktop.recording.probe import TEXT_ROLES, click_target, is_password, key_context
 
 PLACEHOLDER = "<redacted>"
 DOUBLE_CLICK_S = 0.4

@@ -19,7 +19,7 @@ from Xlib import display as xdisplay
 from Xlib.ext import ge, xinput
 
 from bridge.desktop.errors import DesktopError
-from bridge.desktop.x11_display import open_display
+from bridge.desktop.x11.display import open_display
 
 ATOM = "_DBG_BRIDGE_INPUT"
 RAW = {xinput.RawMotion: "pointer", xinput.RawButtonPress: "button", xinput.RawKeyPress: "key"}

@@ -47,9 +47,9 @@ class X11Backend:
     def start(self) -> None:
         try:
             from bridge.desktop.screen import Screen
-            from bridge.desktop.x11_input import Input
-            from bridge.desktop.x11_display import open_display
-            from bridge.desktop.x11_windows import Windows
+            from bridge.desktop.x11.input import Input
+            from bridge.desktop.x11.display import open_display
+            from bridge.desktop.x11.windows import Windows
         except ImportError as exc:
             raise DesktopError(f"The X11 desktop backend needs python-xlib and mss ({exc}): pip install -e "
                                "'.[desktop]' (see `dbg-bridge doctor`).", code="desktop_unavailable") from exc
@@ -69,7 +69,7 @@ class X11Backend:
             self.win = Windows(self.d)
             self.input = Input(self.d)
             if self.session.private and self.settings.desktop_monitors > 1:
-                from bridge.desktop.x11_monitors import declare_side_by_side
+                from bridge.desktop.x11.monitors import declare_side_by_side
 
                 w, h = parse_size(self.settings.desktop_size)
                 declare_side_by_side(self.session.env, self.settings.desktop_monitors, w, h,
@@ -132,7 +132,7 @@ class X11Backend:
         assert self.session is not None
         w, h = self.win.screen_size()
         a11y = importlib.util.find_spec("gi") is not None
-        from bridge.desktop.x11_monitors import monitors
+        from bridge.desktop.x11.monitors import monitors
 
         return {"display": self.session.display, "private": self.session.private,
                 "screen": {"width": w, "height": h}, "scale": self.scale(), "monitors": monitors(self.d),
@@ -191,7 +191,7 @@ class X11Backend:
     # ---- recording ---------------------------------------------------------------------------
 
     def record_start(self, sink: Callable[[dict[str, Any]], None]) -> None:
-        from bridge.desktop.x11_record import Capture
+        from bridge.desktop.x11.record import Capture
 
         assert self.session is not None
         self.record_stop()
@@ -208,16 +208,16 @@ class X11Backend:
     def mark_tool_input(self) -> None:
         self._acting = not self._acting
         if self._capture is not None:
-            from bridge.desktop.x11_record import mark
+            from bridge.desktop.x11.record import mark
 
             mark(self.d)
         if self._hands is not None:
-            from bridge.desktop.x11_hands import bracket
+            from bridge.desktop.x11.hands import bracket
 
             bracket(self.d, self._acting)
 
     def watch_hands(self, on_human: Callable[[str], None]) -> None:
-        from bridge.desktop.x11_hands import Hands
+        from bridge.desktop.x11.hands import Hands
 
         assert self.session is not None
         with self._display_env():
@@ -237,7 +237,7 @@ class X11Backend:
 
     def a11y(self) -> Any:
         if self._a11y is None:
-            from bridge.desktop.atspi_client import AtspiClient
+            from bridge.desktop.atspi.client import AtspiClient
 
             assert self.session is not None
             self._a11y = AtspiClient(self.session.env, self.session.log_path("atspi"))
