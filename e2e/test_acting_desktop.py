@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,6 +18,7 @@ from tests.desktop.conftest import png_pixels
 from tests.support import CHROMIUM, BridgeProcess, McpSession, ok, wait_until
 
 PAGE = "material-web/index.html"
+PAGES = Path(__file__).resolve().parent / "pages"
 
 
 @pytest.fixture(scope="module")
@@ -111,3 +113,38 @@ def test_page_screenshot_without_the_extension_cuts_the_tab_from_the_desktop(on_
     pixels = [tuple(rows[i:i + 3]) for i in range(0, len(rows), channels)]
     purple = sum(1 for p in pixels if abs(p[0] - 0x67) < 24 and abs(p[1] - 0x50) < 24 and abs(p[2] - 0xA4) < 24)
     assert purple > len(pixels) // 2, f"{purple} of {len(pixels)} pixels are the button's colour"
+
+
+def test_handlers_that_believe_only_real_input_get_it_through_the_desktop(desktop_bridge, on_desktop, client,
+                                                                          browser):
+    """Last in this module (its tab comes to the front of the desktop's browser): e2e/pages/trusted.html, whose
+    click counter and name field take only isTrusted events (a script's value is put back)."""
+    pages = CorpusServer(desktop_bridge.client_js(), root=PAGES)
+    try:
+        url = pages.url("trusted.html")
+        ok(client.call("desktop_open_url", {"url": url}))
+        page_id = wait_until(lambda: next((r["pageId"] for r in ok(client.call("page_list"))["pages"]
+                                           if r.get("url") == url and r["pageId"].endswith("/host")), None),
+                             30, 0.2, what="the trusted page's tab to connect")
+        # the field puts a script's value back, so the synthetic typing changed nothing: auto sends real keys
+        typed = ok(client.call("page_act", {"pageId": page_id, "action": "type", "selector": "#name", "value": "Ada"}))
+        assert typed["done"][0]["input"] == "desktop", typed
+        # the counter's page says it saw a click (its other line changes), so auto cannot tell a synthetic click
+        # failed: trusted: true sends the real one
+        clicked = ok(client.call("page_act", {"pageId": page_id, "action": "click", "selector": "#real",
+                                              "trusted": True}))
+        assert clicked["done"][0]["input"] == "desktop", clicked
+        agent = js(client, page_id, "[document.getElementById('real').textContent, "
+                                    "document.getElementById('typed').textContent]")
+        assert agent == ["Real clicks: 1", "typed: Ada"], agent
+
+        baseline = browser.new_page()
+        baseline.goto(pages.url("trusted.html"))
+        baseline.click("#real")
+        baseline.click("#name")
+        baseline.keyboard.type("Ada")
+        assert baseline.evaluate("[document.getElementById('real').textContent, "
+                                 "document.getElementById('typed').textContent]") == agent
+        baseline.close()
+    finally:
+        pages.close()
