@@ -247,14 +247,26 @@ class WaylandBackend:
         self._pointer = (int(x), int(y))
 
     def click(self, x: int, y: int, button: str, count: int, modifiers: list[str]) -> None:
-        if modifiers:
-            raise DesktopError("A click with modifiers held is not built on the Wayland backend yet (wtype holds "
-                               "modifiers only around its own keys). Click without them, or use desktop_hotkey.",
-                               code="not_available")
+        held = [WTYPE_MODIFIERS.get(m.lower()) for m in modifiers]
+        if None in held or "altgr" in held:
+            raise DesktopError(f"Unknown modifier in {modifiers}: use ctrl, shift, alt or super.",
+                               code="invalid_argument")
+        if held and self.devices is None:
+            raise DesktopError("A click with modifiers held needs the bridge's virtual keyboard, which only the "
+                               "private Wayland desktop has (wtype holds modifiers only around its own keys). Click "
+                               "without them, or use desktop_hotkey.", code="not_available")
         self._cursor(x, y)
         b = BUTTONS[button]
-        for _ in range(count):
-            self._ipc().command(f"seat - cursor press {b}; seat - cursor release {b}")
+        if held:
+            self.devices.hold(held, True)
+            self.devices.sync()
+        try:
+            for _ in range(count):
+                self._ipc().command(f"seat - cursor press {b}; seat - cursor release {b}")
+        finally:
+            if held:
+                self.devices.hold(held, False)
+                self.devices.sync()
 
     def drag(self, x1: int, y1: int, x2: int, y2: int, button: str) -> None:
         b = BUTTONS[button]
