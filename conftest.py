@@ -11,21 +11,28 @@ from tests.support import CHROMIUM, CHROMIUM_ARGS, BridgeProcess, DevServer, Mcp
 
 
 ROOT = Path(__file__).resolve().parent
-#: The tiers in the order they run: the in-process ones first (unit, in-memory: plain async tests on anyio), then the
-#: ones that drive real processes (the desktop, e2e). Sync Playwright keeps its event loop running on the main thread
-#: from the first test that opens Chromium to the end of the session, and anyio cannot start a loop beside it, so an
-#: in-memory test collected after a desktop test (tests/desktop sorts first) failed "Cannot run the event loop while
-#: another loop is running".
-TIERS = ("tests/unit", "tests/inmemory", "tests/desktop", "e2e")
+#: The tiers in the order they run, each with the marker its tests carry (pyproject declares them; `-m "not e2e and
+#: not desktop"` selects the in-process tiers): the in-process ones first (unit; in-memory and HTTP, plain async tests
+#: on anyio), then the ones that drive real processes (the desktop, e2e). Sync Playwright keeps its event loop running
+#: on the main thread from the first test that opens Chromium to the end of the session, and anyio cannot start a
+#: loop beside it, so an in-memory test collected after a desktop test (tests/desktop sorts first) failed "Cannot run
+#: the event loop while another loop is running".
+TIERS = (("tests/unit", "unit"), ("tests/inmemory", "inmemory"), ("tests/http", "http"), ("tests/desktop", "desktop"),
+         ("e2e", "e2e"))
 
 
 def _tier(item: pytest.Item) -> int:
-    rel = Path(str(item.path)).resolve().relative_to(ROOT).as_posix() if ROOT in Path(str(item.path)).resolve().parents else ""
-    return next((i for i, tier in enumerate(TIERS) if rel.startswith(tier + "/")), len(TIERS))
+    path = Path(str(item.path)).resolve()
+    rel = path.relative_to(ROOT).as_posix() if ROOT in path.parents else ""
+    return next((i for i, (tier, _) in enumerate(TIERS) if rel.startswith(tier + "/")), len(TIERS))
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        tier = _tier(item)
+        if tier < len(TIERS):
+            item.add_marker(TIERS[tier][1])  # every test carries its tier's marker, whether or not its module says so
     items.sort(key=_tier)  # stable: each tier keeps its own order
 
 

@@ -17,12 +17,10 @@ import httpx
 import pytest
 import redis
 
-from e2e.pageloop import PageLoop
+from tests.pageloop import PageLoop
 from tests.fakepage import echo_handler
 from tests.support import (BridgeProcess, DevServer, LoadBalancer, McpSession, RedisServer, free_port, ok, open_page,
                            run_async, text_of, wait_until)
-
-pytestmark = pytest.mark.e2e
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from e2e.pageloop import PageLoop
+from tests.pageloop import PageLoop
 from tests.support import CONNECTED, BridgeProcess, DevServer, McpSession, ok, open_page, text_of, wait_until
 
 

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from e2e.pageloop import PageLoop
+from tests.pageloop import PageLoop
 from tests.fakepage import FakePage
 from tests.support import BridgeProcess, McpSession, ok, text_of
 

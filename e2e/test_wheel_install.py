@@ -14,8 +14,6 @@ import pytest
 
 from tests.support import ROOT, BridgeProcess, McpSession, open_page, run_async
 
-pytestmark = pytest.mark.e2e
-
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:

@@ -106,6 +106,10 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+#: Seconds `dbg-bridge serve` may take to write its ready file.
+START_TIMEOUT = 20.0
+
+
 class BridgeProcess:
     """`dbg-bridge serve` as a child process on a free port, with its own config dir (token file)."""
 
@@ -130,9 +134,16 @@ class BridgeProcess:
         cmd = [*self.command, "serve", "--port", str(self.port), "--ready-file", str(ready), *self.extra]
         with open(self.log, "ab") as log:
             self.proc = subprocess.Popen(cmd, cwd=self.cwd, env=env, stdout=log, stderr=subprocess.STDOUT)
-        wait_until(lambda: ready.exists() and ready.read_text() or self.proc.poll() is not None, 20, what="bridge start")
+        try:
+            wait_until(lambda: ready.exists() and ready.read_text() or self.proc.poll() is not None, START_TIMEOUT,
+                       what="bridge start")
+        except AssertionError:
+            self.stop()  # never leave a child that did not come up running (and unreaped) behind a failed test
+            raise RuntimeError(f"the bridge did not start within {START_TIMEOUT:.0f} s; it was stopped. Its log:\n"
+                               f"{self.log.read_text()[-3000:]}") from None
         if self.proc.poll() is not None:
-            raise RuntimeError(f"bridge exited with {self.proc.returncode}:\n{self.log.read_text()[-3000:]}")
+            code, self.proc = self.proc.returncode, None
+            raise RuntimeError(f"bridge exited with {code}:\n{self.log.read_text()[-3000:]}")
         self.base = ready.read_text().strip()
         self.port = int(self.base.rsplit(":", 1)[1])
         token_file = self.config_dir / "token"
@@ -140,13 +151,15 @@ class BridgeProcess:
         return self
 
     def stop(self) -> None:
-        if self.proc and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGINT)
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
+        """Interrupt it (kill it if it will not go) and reap it; a no-op once stopped."""
+        if self.proc is not None:
+            if self.proc.poll() is None:
+                self.proc.send_signal(signal.SIGINT)
+                try:
+                    self.proc.wait(10)
+                except subprocess.TimeoutExpired:
+                    self.proc.kill()
+            self.proc.wait(5)
         self.proc = None
 
     def restart(self) -> BridgeProcess:
@@ -171,6 +184,28 @@ class BridgeProcess:
     def client_js(self, **opts: str) -> str:
         query = "&".join(f"{k}={v}" for k, v in opts.items())
         return f"{self.base}/inject/dbg_client.js" + (f"?{query}" if query else "")
+
+
+class BridgeProcesses:
+    """A factory of started BridgeProcesses (each in its own config dir unless one is given) that stops and reaps
+    every one it started when `stop_all` runs (the e2e fixtures `bridge_process` and `module_bridge_process`)."""
+
+    def __init__(self, tmp: Any) -> None:
+        """`tmp` is pytest's tmp_path_factory (its mktemp names each process's config dir)."""
+        self.tmp = tmp
+        self.started: list[BridgeProcess] = []
+
+    def __call__(self, *extra: str, name: str = "bridge", config_dir: Path | None = None,
+                 **options: Any) -> BridgeProcess:
+        """Start `dbg-bridge serve *extra` (options: BridgeProcess's `env`, `port`, `command`, `cwd`)."""
+        proc = BridgeProcess(config_dir or self.tmp.mktemp(name), *extra, **options)
+        self.started.append(proc)
+        return proc.start()
+
+    def stop_all(self) -> None:
+        for proc in reversed(self.started):
+            proc.stop()
+        self.started.clear()
 
 
 class _PageHandler(http.server.SimpleHTTPRequestHandler):
@@ -304,6 +339,25 @@ class McpSession:
                 self.run(self._stack.aclose(), 20)
         self.loop.call_soon_threadsafe(self.loop.stop)
         self.thread.join(5)
+
+
+def auth(bridge: Any) -> dict[str, str]:
+    """The Authorization header with a bridge's token (a BridgeProcess or an app in process: anything with .token)."""
+    return {"Authorization": f"Bearer {bridge.token}"}
+
+
+def assert_error_shape(response: Any, status: int, code: str | None = None) -> dict[str, str]:
+    """`response` (an httpx response) has `status` and the one JSON error shape, {"error": {"code", "message"}}
+    (and that code, when given); returns the error."""
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"].startswith("application/json")
+    body = response.json()
+    assert list(body) == ["error"] and sorted(body["error"]) == ["code", "message"], body
+    assert isinstance(body["error"]["code"], str) and body["error"]["code"]
+    assert isinstance(body["error"]["message"], str) and body["error"]["message"]
+    if code is not None:
+        assert body["error"]["code"] == code
+    return body["error"]
 
 
 def text_of(result: Any) -> str:

@@ -1,4 +1,5 @@
-"""Every tool error, through the real MCP client, with Python fake pages: each names its code and the next step."""
+"""Every tool error, through the real MCP client, with Python fake pages on WebSocket and SSE: each names its code
+and the next step. The bridge app runs in this process under a real uvicorn (the page streams need one)."""
 
 from __future__ import annotations
 
@@ -7,30 +8,31 @@ from collections.abc import Iterator
 
 import pytest
 
-from e2e.pageloop import PageLoop
-from tests.support import BridgeProcess, McpSession, ok, text_of, wait_until
+from tests.http.bridge_app import Served
+from tests.pageloop import PageLoop
+from tests.support import McpSession, ok, text_of, wait_until
 
 
 @pytest.fixture(scope="module")
-def lone(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[BridgeProcess, McpSession]]:
+def lone(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Served, McpSession]]:
     """A bridge no page ever connects to."""
-    proc = BridgeProcess(tmp_path_factory.mktemp("lone")).start()
-    session = McpSession(proc.mcp_url, proc.token)
-    yield proc, session
+    served = Served(tmp_path_factory.mktemp("lone")).start()
+    session = McpSession(served.mcp_url, served.token)
+    yield served, session
     session.close()
-    proc.stop()
+    served.stop()
 
 
 @pytest.fixture(scope="module")
-def br(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BridgeProcess]:
+def br(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     """This module's own bridge, so pages other test modules leave behind cannot change what is live."""
-    proc = BridgeProcess(tmp_path_factory.mktemp("errors")).start()
-    yield proc
-    proc.stop()
+    served = Served(tmp_path_factory.mktemp("errors")).start()
+    yield served
+    served.stop()
 
 
 @pytest.fixture(scope="module")
-def client(br: BridgeProcess) -> Iterator[McpSession]:
+def client(br: Served) -> Iterator[McpSession]:
     session = McpSession(br.mcp_url, br.token)
     yield session
     session.close()
