@@ -1,4 +1,5 @@
-"""Shared fixtures: one bridge process, one Chromium, one dev server, one MCP session per test session."""
+"""Shared fixtures: one bridge process, one Chromium, one dev server, one MCP session per test session; fake pages
+per module; and the order of the tiers."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.pageloop import PageLoop
 from tests.support import CHROMIUM, CHROMIUM_ARGS, BridgeProcess, DevServer, McpSession
 
 
@@ -75,3 +77,11 @@ def mcp(bridge: BridgeProcess) -> Iterator[McpSession]:
     session = McpSession(bridge.mcp_url, bridge.token)
     yield session
     session.close()
+
+
+@pytest.fixture(scope="module")
+def pages() -> Iterator[PageLoop]:
+    """FakePages (the page protocol spoken from Python) on a background event loop, per module."""
+    loop = PageLoop()
+    yield loop
+    loop.close()

@@ -1,5 +1,5 @@
-"""Fixtures shared by the e2e modules: bridge processes started and always stopped, Python fake pages on their own
-loop, and the model app in a real tab."""
+"""Fixtures shared by the e2e modules: bridge processes started and always stopped, and the model app in a real
+tab (Python fake pages, `pages`, come from the root conftest.py)."""
 
 from __future__ import annotations
 
@@ -7,34 +7,24 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.pageloop import PageLoop
-
-from tests.support import BridgeProcesses, open_page
+from tests.support import Bridges, open_page
 
 
 @pytest.fixture
-def bridge_process(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BridgeProcesses]:
+def bridge_process(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Bridges]:
     """Start bridge processes in a test: `bridge_process(*flags, env=..., config_dir=...)` gives a started
     BridgeProcess; every one is stopped and reaped when the test ends, however it ends."""
-    procs = BridgeProcesses(tmp_path_factory)
+    procs = Bridges(tmp_path_factory)
     yield procs
     procs.stop_all()
 
 
 @pytest.fixture(scope="module")
-def module_bridge_process(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BridgeProcesses]:
+def module_bridge_process(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Bridges]:
     """The same factory for a module's fixtures: its processes are stopped and reaped when the module ends."""
-    procs = BridgeProcesses(tmp_path_factory)
+    procs = Bridges(tmp_path_factory)
     yield procs
     procs.stop_all()
-
-
-@pytest.fixture(scope="module")
-def pages() -> Iterator[PageLoop]:
-    """FakePages (the page protocol spoken from Python) on a background event loop, per module."""
-    loop = PageLoop()
-    yield loop
-    loop.close()
 
 
 @pytest.fixture

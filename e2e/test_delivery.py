@@ -10,14 +10,13 @@ from collections.abc import Iterator
 import pytest
 
 from tests.pageloop import PageLoop
-from tests.support import CONNECTED, BridgeProcess, DevServer, McpSession, ok, open_page, text_of, wait_until
+from tests.support import (CONNECTED, BridgeProcess, Bridges, DevServer, McpSession, ok, open_page, text_of,
+                           wait_until)
 
 
 @pytest.fixture(scope="module")
-def br(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BridgeProcess]:
-    proc = BridgeProcess(tmp_path_factory.mktemp("delivery")).start()
-    yield proc
-    proc.stop()
+def br(module_bridge_process: Bridges) -> BridgeProcess:
+    return module_bridge_process(name="delivery")
 
 
 @pytest.fixture(scope="module")

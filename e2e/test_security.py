@@ -15,7 +15,7 @@ from websockets.sync.client import connect as ws_connect
 
 from bridge.cli import banner
 from bridge.settings import Settings
-from tests.support import BridgeProcess, BridgeProcesses, assert_error_shape, auth, ok, text_of, wait_until
+from tests.support import BridgeProcess, Bridges, assert_error_shape, auth, ok, text_of, wait_until
 
 EVIL = "http://evil.example"
 DEV = "http://localhost:5173"
@@ -29,7 +29,7 @@ def http(bridge: BridgeProcess) -> Iterator[httpx.Client]:
 
 
 @pytest.fixture(scope="module")
-def allow_bridge(module_bridge_process: BridgeProcesses) -> BridgeProcess:
+def allow_bridge(module_bridge_process: Bridges) -> BridgeProcess:
     """A second bridge started with extra page origins allowed."""
     return module_bridge_process("--allow-origins", f"{EXTRA},http://lan.example:*", name="allow")
 

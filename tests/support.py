@@ -186,25 +186,26 @@ class BridgeProcess:
         return f"{self.base}/inject/dbg_client.js" + (f"?{query}" if query else "")
 
 
-class BridgeProcesses:
-    """A factory of started BridgeProcesses (each in its own config dir unless one is given) that stops and reaps
-    every one it started when `stop_all` runs (the e2e fixtures `bridge_process` and `module_bridge_process`)."""
+class Bridges:
+    """A factory of started bridges, each in its own config dir unless one is given, that stops every one it started
+    (and reaps it, for a process) when `stop_all` runs: Bridges by default (the e2e fixtures
+    `bridge_process` and `module_bridge_process`), or apps served in process (tests/http/bridge_app.py Served)."""
 
-    def __init__(self, tmp: Any) -> None:
-        """`tmp` is pytest's tmp_path_factory (its mktemp names each process's config dir)."""
-        self.tmp = tmp
-        self.started: list[BridgeProcess] = []
+    def __init__(self, tmp: Any, make: Callable[..., Any] | None = None) -> None:
+        """`tmp` is pytest's tmp_path_factory (its mktemp names each config dir); `make(config_dir, *extra,
+        **options)` builds an unstarted bridge (BridgeProcess if not given)."""
+        self.tmp, self.make = tmp, make or BridgeProcess
+        self.started: list[Any] = []
 
-    def __call__(self, *extra: str, name: str = "bridge", config_dir: Path | None = None,
-                 **options: Any) -> BridgeProcess:
-        """Start `dbg-bridge serve *extra` (options: BridgeProcess's `env`, `port`, `command`, `cwd`)."""
-        proc = BridgeProcess(config_dir or self.tmp.mktemp(name), *extra, **options)
-        self.started.append(proc)
-        return proc.start()
+    def __call__(self, *extra: str, name: str = "bridge", config_dir: Path | None = None, **options: Any) -> Any:
+        """Start one: for a BridgeProcess `dbg-bridge serve *extra` (options: its `env`, `port`, `command`, `cwd`)."""
+        bridge = self.make(config_dir or self.tmp.mktemp(name), *extra, **options)
+        self.started.append(bridge)
+        return bridge.start()
 
     def stop_all(self) -> None:
-        for proc in reversed(self.started):
-            proc.stop()
+        for bridge in reversed(self.started):
+            bridge.stop()
         self.started.clear()
 
 
