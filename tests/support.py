@@ -114,8 +114,9 @@ class BridgeProcess:
     """`dbg-bridge serve` as a child process on a free port, with its own config dir (token file)."""
 
     def __init__(self, config_dir: Path, *extra: str, port: int = 0, env: dict[str, str] | None = None,
-                 command: list[str] | None = None, cwd: Path = ROOT) -> None:
-        """`command` replaces `python -m bridge` (e.g. an installed `dbg-bridge` script); `cwd` is where it runs."""
+                 command: list[str] | None = None, cwd: Path = ROOT, start_timeout: float = START_TIMEOUT) -> None:
+        """`command` replaces `python -m bridge` (e.g. an installed `dbg-bridge` script); `cwd` is where it runs;
+        `start_timeout` is how long it may take to come up."""
         self.command = command or [sys.executable, "-m", "bridge"]
         self.cwd = cwd
         self.config_dir = config_dir
@@ -124,6 +125,7 @@ class BridgeProcess:
         self.env = env or {}
         self.proc: subprocess.Popen[bytes] | None = None
         self.log = config_dir / "bridge.log"
+        self.start_timeout = start_timeout
 
     def start(self) -> BridgeProcess:
         ready = self.config_dir / f"ready-{time.monotonic_ns()}"
@@ -135,12 +137,12 @@ class BridgeProcess:
         with open(self.log, "ab") as log:
             self.proc = subprocess.Popen(cmd, cwd=self.cwd, env=env, stdout=log, stderr=subprocess.STDOUT)
         try:
-            wait_until(lambda: ready.exists() and ready.read_text() or self.proc.poll() is not None, START_TIMEOUT,
-                       what="bridge start")
+            wait_until(lambda: ready.exists() and ready.read_text() or self.proc.poll() is not None,
+                       self.start_timeout, what="bridge start")
         except AssertionError:
             self.stop()  # never leave a child that did not come up running (and unreaped) behind a failed test
-            raise RuntimeError(f"the bridge did not start within {START_TIMEOUT:.0f} s; it was stopped. Its log:\n"
-                               f"{self.log.read_text()[-3000:]}") from None
+            raise RuntimeError(f"the bridge did not start within {self.start_timeout:g} s; it was stopped. Its "
+                               f"log:\n{self.log.read_text()[-3000:]}") from None
         if self.proc.poll() is not None:
             code, self.proc = self.proc.returncode, None
             raise RuntimeError(f"bridge exited with {code}:\n{self.log.read_text()[-3000:]}")
