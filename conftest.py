@@ -82,6 +82,5 @@ def mcp(bridge: BridgeProcess) -> Iterator[McpSession]:
 @pytest.fixture(scope="module")
 def pages() -> Iterator[PageLoop]:
     """FakePages (the page protocol spoken from Python) on a background event loop, per module."""
-    loop = PageLoop()
-    yield loop
-    loop.close()
+    with PageLoop() as loop:
+        yield loop

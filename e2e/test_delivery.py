@@ -35,9 +35,8 @@ def client(br: BridgeProcess) -> Iterator[McpSession]:
 
 @pytest.fixture
 def pages() -> Iterator[PageLoop]:
-    loop = PageLoop()
-    yield loop
-    loop.close()
+    with PageLoop() as loop:
+        yield loop
 
 
 SLOW = "await new Promise(r => setTimeout(r, 300)); return location.pathname"

@@ -27,9 +27,8 @@ def lone(served: Bridges) -> Iterator[tuple[Served, McpSession]]:
 @pytest.fixture
 def pages() -> Iterator[PageLoop]:
     """Fake pages per test here: what one test leaves connected must not make the next one's page ambiguous."""
-    loop = PageLoop()
-    yield loop
-    loop.close()
+    with PageLoop() as loop:
+        yield loop
 
 
 def error_of(result) -> str:
