@@ -59,7 +59,7 @@ ROUTES = [("POST", "/mcp"), ("POST", "/mcp/mcp"), ("POST", "/bridge/register"), 
 @pytest.mark.parametrize("method, path", ROUTES)
 async def test_a_foreign_host_gets_421_on_every_route(bridge, http, method, path):
     response = await http.request(method, path, headers={"Host": f"evil.example:{bridge.port}", **auth(bridge)},
-                            content=b"{}" if method == "POST" else None)
+                                  content=b"{}" if method == "POST" else None)
     error = assert_error_shape(response, 421, "bad_host")
     assert f"http://127.0.0.1:{bridge.port}" in error["message"]
 
@@ -97,14 +97,15 @@ async def test_a_foreign_origin_gets_403_on_mcp_even_with_the_token(bridge, http
                                           ("GET", "/inject/dbg_client.js")])
 async def test_a_foreign_origin_gets_403_on_the_page_channel_with_how_to_allow_it(http, method, path):
     response = await http.request(method, path, headers={"Origin": EVIL, "Access-Control-Request-Method": "POST"},
-                            content=b"{}" if method == "POST" else None)
+                                  content=b"{}" if method == "POST" else None)
     error = assert_error_shape(response, 403, "bad_origin")
     assert "--allow-origins" in error["message"]
     assert "access-control-allow-origin" not in response.headers
 
 
 async def test_a_loopback_dev_origin_is_refused_on_mcp_and_sessions(bridge, http):
-    assert_error_shape(await http.post("/mcp", headers={"Origin": DEV, **auth(bridge)}, content=b"{}"), 403, "bad_origin")
+    assert_error_shape(await http.post("/mcp", headers={"Origin": DEV, **auth(bridge)}, content=b"{}"), 403,
+                       "bad_origin")
     assert_error_shape(await http.get("/bridge/sessions", headers={"Origin": DEV, **auth(bridge)}), 403, "bad_origin")
 
 
@@ -135,7 +136,7 @@ async def test_a_look_alike_or_opaque_origin_is_not_a_page_origin(http, origin):
 
 async def test_a_preflight_from_a_page_origin_echoes_that_origin_only(http):
     response = await http.options("/bridge/result", headers={"Origin": DEV, "Access-Control-Request-Method": "POST",
-                                                      "Access-Control-Request-Headers": "content-type"})
+                                                            "Access-Control-Request-Headers": "content-type"})
     assert response.status_code == 204
     assert response.headers["access-control-allow-origin"] == DEV
     assert "Origin" in response.headers["vary"]

@@ -28,7 +28,8 @@ def test_every_tier_marker_is_declared_in_pyproject_and_every_declared_marker_is
 
 
 def test_every_folder_that_holds_tests_is_a_tier():
-    folders = {p.parent.relative_to(ROOT).as_posix() for top in ("tests", "e2e") for p in (ROOT / top).rglob("test_*.py")}
+    folders = {p.parent.relative_to(ROOT).as_posix()
+               for top in ("tests", "e2e") for p in (ROOT / top).rglob("test_*.py")}
     tier_paths = [path for path, _ in tiers()]
     strays = sorted(f for f in folders if not any(f == t or f.startswith(t + "/") for t in tier_paths))
     assert strays == [], f"test folders outside every tier (add them to TIERS in conftest.py): {strays}"
