@@ -111,11 +111,29 @@ class Apps:
 
 class LaunchedApps:
     """The launch half of a desktop backend, the same on X11 and Wayland: mixed into a backend that holds `_apps`
-    (Apps, None until started), `session` and `_a11y` (whose helper process is not an orphan to reap)."""
+    (Apps, None until started), `session`, `_a11y` (whose helper process is not an orphan to reap), `_hands` (the
+    human's-input watcher) and `_temp` (directories to remove)."""
 
     _apps: Apps | None
     session: Any
     _a11y: Any
+    _hands: Any
+    _temp: list[str]
+
+    def stop_parts(self) -> None:
+        """Stop what both backends hold the same way: the hands watcher, temp dirs, the AT-SPI helper, the apps."""
+        hands, self._hands = self._hands, None
+        if hands is not None:
+            hands.stop()
+        for path in self._temp:
+            shutil.rmtree(path, ignore_errors=True)
+        self._temp.clear()
+        if self._a11y is not None:
+            self._a11y.close()
+            self._a11y = None
+        if self._apps is not None:
+            self._apps.stop_all()
+            self._apps = None
 
     def _apps_or_fail(self) -> Apps:
         if self._apps is None:

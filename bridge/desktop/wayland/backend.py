@@ -7,7 +7,6 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import os
-import shutil
 import struct
 import subprocess
 import tempfile
@@ -114,18 +113,7 @@ class WaylandBackend(AtspiElements, LaunchedApps):
             raise
 
     def stop(self) -> None:
-        hands, self._hands = self._hands, None
-        if hands is not None:
-            hands.stop()
-        for path in self._temp:
-            shutil.rmtree(path, ignore_errors=True)
-        self._temp.clear()
-        if self._a11y is not None:
-            self._a11y.close()
-            self._a11y = None
-        if self._apps is not None:
-            self._apps.stop_all()
-            self._apps = None
+        self.stop_parts()
         devices, self.devices = self.devices, None
         if devices is not None:
             devices.close()

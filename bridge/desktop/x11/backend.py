@@ -6,7 +6,6 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import os
-import shutil
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -105,18 +104,7 @@ class X11Backend(AtspiElements, LaunchedApps):
 
     def stop(self) -> None:
         self.record_stop()
-        hands, self._hands = self._hands, None
-        if hands is not None:
-            hands.stop()
-        for path in self._temp:
-            shutil.rmtree(path, ignore_errors=True)
-        self._temp.clear()
-        if self._a11y is not None:
-            self._a11y.close()
-            self._a11y = None
-        if self._apps is not None:
-            self._apps.stop_all()
-            self._apps = None
+        self.stop_parts()
         for closer in ("screen", "d"):
             obj = self.__dict__.pop(closer, None)
             if obj is not None:
