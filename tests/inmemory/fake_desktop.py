@@ -12,59 +12,23 @@ from __future__ import annotations
 
 import itertools
 import shutil
-import struct
 import tempfile
 import time
-import zlib
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from typing import Any
 
 from bridge.desktop.backend import Shot
 from bridge.desktop.errors import DesktopError
 from bridge.desktop.selectors import _norm
+from tests.inmemory import fake_scene as scene
+from tests.inmemory.fake_scene import SCREEN, TITLE_MAX, Node, Win, center, inside, png, under, walk
 
-SCREEN = (1280, 800)
-TITLE_BAR = 24
-TITLE_MAX = 12  # what the Notes window's Title field keeps
+__all__ = ["FakeDesktop", "TITLE_MAX"]
 FIRST_PID = 9_000_001  # above any pid_max: no real process has it
 
 
-@dataclass
-class Node:
-    """One accessible element; bounds are relative to its window's client area."""
-
-    role: str
-    name: str
-    box: tuple[int, int, int, int]
-    value: str | None = None
-    max_len: int | None = None
-    on_press: Callable[[], None] | None = None
-    children: list[Node] = field(default_factory=list)
-    ref: str = ""
-    presses: int = 0
-    selected: bool = False
-
-    @property
-    def editable(self) -> bool:
-        return self.role == "text"
-
-
-@dataclass
-class Win:
-    id: int
-    pid: int
-    title: str
-    cls: str
-    frame: dict[str, int]
-    root: Node | None  # None: no accessibility tree
-    words: list[str] = field(default_factory=list)  # text on screen where there is no tree
-    state: set[str] = field(default_factory=set)
-    focus: Node | None = None
-
-
 class FakeDesktop:
-    """The backend contract (bridge/desktop/backend.py) over the model above; plain synchronous methods."""
+    """The backend contract (bridge/desktop/backend.py) over the scene (fake_scene.py); plain synchronous methods."""
 
     name = "fake"
     input_settle = 0.0
@@ -87,7 +51,7 @@ class FakeDesktop:
     # ---- the model ------------------------------------------------------------------------------
 
     def _tree(self, root: Node) -> Node:
-        for n in self._walk(root):
+        for n in walk(root):
             n.ref = n.ref or f"fake:{next(self._refs)}"
         return root
 
@@ -98,33 +62,6 @@ class FakeDesktop:
         self.wins.insert(0, w)
         return w
 
-    def _notes(self, pid: int) -> Win:
-        status = Node("label", "Status: idle", (10, 130, 300, 20))
-        field_ = Node("text", "Title", (10, 10, 300, 28), value="", max_len=TITLE_MAX)
-
-        def save() -> None:
-            status.name = f"Saved: {field_.value}"
-
-        def clear() -> None:
-            field_.value = ""
-            status.name = "Status: cleared"
-
-        root = Node("frame", "Notes", (0, 0, 480, 376), children=[
-            field_, Node("push button", "Save", (10, 50, 90, 30), on_press=save),
-            Node("push button", "Clear", (110, 50, 90, 30), on_press=clear), status])
-        return self._window(pid, "Notes", "FakeNotes", (100, 100, 480, 400), root)
-
-    def _counter(self, pid: int) -> Win:
-        count = Node("label", "Count: 0", (10, 50, 200, 20))
-        add = Node("push button", "Add", (10, 10, 90, 30))
-
-        def bump() -> None:
-            count.name = f"Count: {add.presses}"
-
-        add.on_press = bump
-        return self._window(pid, "Counter", "FakeCounter", (700, 100, 400, 300),
-                            Node("frame", "Counter", (0, 0, 400, 276), children=[add, count]))
-
     def _app(self, argv: list[str]) -> dict[str, Any]:
         pid = next(self._pids)
         row = self.apps_[pid] = {"pid": pid, "argv": argv, "running": True, "startedAt": round(time.time(), 3)}
@@ -132,8 +69,8 @@ class FakeDesktop:
 
     def start(self) -> None:
         self.started = True
-        self._counter(self._app(["fake-counter"])["pid"])
-        self._notes(self._app(["fake-notes"])["pid"])
+        self._window(self._app(["fake-counter"])["pid"], *scene.counter())
+        self._window(self._app(["fake-notes"])["pid"], *scene.notes())
         legacy = next(self._pids)  # not the bridge's app: an "other" with windows
         self._window(legacy, "Legacy", "FakeTk", (100, 560, 400, 200), None, words=["Press", "Launch"])
         self.activate_window(self.by_title("Notes").id)
@@ -154,37 +91,15 @@ class FakeDesktop:
 
     def node(self, name: str, title: str = "Notes") -> Node:
         """The node of that name in a window (for a test to look at the model)."""
-        root = self.by_title(title).root
-        assert root is not None
-        return next(n for n in self._walk(root) if n.name == name)
-
-    @staticmethod
-    def _walk(root: Node) -> list[Node]:
-        out, stack = [], [root]
-        while stack:
-            n = stack.pop()
-            out.append(n)
-            stack.extend(reversed(n.children))
-        return out
-
-    def _client(self, w: Win) -> dict[str, int]:
-        f = w.frame
-        return {"x": f["x"], "y": f["y"] + TITLE_BAR, "width": f["width"], "height": f["height"] - TITLE_BAR}
-
-    def _bounds(self, w: Win, n: Node) -> dict[str, int]:
-        c = self._client(w)
-        return {"x": c["x"] + n.box[0], "y": c["y"] + n.box[1], "width": n.box[2], "height": n.box[3]}
-
-    def _showing(self, w: Win) -> bool:
-        return "minimized" not in w.state
+        return next(n for n in self.by_title(title).nodes() if n.name == name)
 
     def _row(self, w: Win, z: int) -> dict[str, Any]:
-        return {"id": w.id, "pid": w.pid, "title": w.title, "class": w.cls, "bounds": self._client(w),
-                "frame": dict(w.frame), "active": z == 0 and self._showing(w), "state": sorted(w.state),
+        return {"id": w.id, "pid": w.pid, "title": w.title, "class": w.cls, "bounds": w.client(),
+                "frame": dict(w.frame), "active": z == 0 and w.showing, "state": sorted(w.state),
                 "mapped": True, "type": "normal", "z": z}
 
     def _dict(self, w: Win, n: Node, depth: int = 0) -> dict[str, Any]:
-        states = ["enabled", "sensitive", "visible"] + (["showing"] if self._showing(w) else [])
+        states = ["enabled", "sensitive", "visible"] + (["showing"] if w.showing else [])
         if n.role in ("push button", "text"):
             states.append("focusable")
         if n.editable:
@@ -192,7 +107,7 @@ class FakeDesktop:
         if w.focus is n:
             states.append("focused")
         out: dict[str, Any] = {"ref": n.ref, "role": n.role, "name": n.name, "states": states, "pid": w.pid,
-                               "window": w.id, "depth": depth, "bounds": self._bounds(w, n),
+                               "window": w.id, "depth": depth, "bounds": w.bounds(n),
                                "actions": ["click"] if n.on_press else []}
         if n.value is not None:
             out["value"] = n.value
@@ -200,7 +115,7 @@ class FakeDesktop:
 
     def _find(self, ref: str) -> tuple[Win, Node]:
         for w in self.wins:
-            for n in self._walk(w.root) if w.root else []:
+            for n in w.nodes():
                 if n.ref == ref:
                     return w, n
         raise DesktopError(f"Ref {ref} is gone (its window closed). Find it again with desktop_find_elements.",
@@ -264,8 +179,7 @@ class FakeDesktop:
 
     def window_at(self, x: int, y: int) -> dict[str, Any] | None:
         for z, w in enumerate(self.wins):
-            f = w.frame
-            if self._showing(w) and f["x"] <= x < f["x"] + f["width"] and f["y"] <= y < f["y"] + f["height"]:
+            if w.showing and inside(w.frame, x, y):
                 return self._row(w, z)
         return None
 
@@ -277,8 +191,8 @@ class FakeDesktop:
             return None
         w = self._win(top["id"])
         assert w is not None
-        inside = [n for n in (self._walk(w.root) if w.root else []) if _inside(self._bounds(w, n), x, y)]
-        return w, (inside[-1] if inside else None)
+        chain = under(w, x, y)
+        return w, (chain[-1] if chain else None)
 
     @staticmethod
     def _press(n: Node) -> None:
@@ -311,7 +225,7 @@ class FakeDesktop:
         self.pointer_at = (x, y)
 
     def _focused(self) -> Node | None:
-        active = next((w for w in self.wins if self._showing(w)), None)
+        active = next((w for w in self.wins if w.showing), None)
         return active.focus if active is not None else None
 
     def _insert(self, text: str) -> None:
@@ -369,8 +283,8 @@ class FakeDesktop:
 
     def screenshot(self, region: dict[str, int] | None) -> Shot:
         box = region or {"x": 0, "y": 0, "width": SCREEN[0], "height": SCREEN[1]}
-        words = [w for w in self._words() if _inside(box, *_center(w["bounds"]))]
-        return Shot(_png(box["width"], box["height"]), box["width"], box["height"], (box["x"], box["y"]), 1.0,
+        words = [w for w in self._words() if inside(box, *center(w["bounds"]))]
+        return Shot(png(box["width"], box["height"]), box["width"], box["height"], (box["x"], box["y"]), 1.0,
                     words)
 
     def _words(self) -> list[dict[str, Any]]:
@@ -378,19 +292,19 @@ class FakeDesktop:
         above covers it."""
         out: list[dict[str, Any]] = []
         for line, w in enumerate(self.wins):
-            if not self._showing(w):
+            if not w.showing:
                 continue
             if w.root is None:
-                c = self._client(w)
+                c = w.client()
                 runs = [(" ".join(w.words), {"x": c["x"] + 10, "y": c["y"] + 10})]
             else:
-                runs = [(n.name, self._bounds(w, n)) for n in self._walk(w.root) if n.role != "frame"]
+                runs = [(n.name, w.bounds(n)) for n in w.nodes() if n.role != "frame"]
             for i, (text, at) in enumerate(runs):
                 x = at["x"]
                 for word in text.split():
                     bounds = {"x": x, "y": at["y"], "width": 8 * len(word), "height": 14}
                     x += 8 * (len(word) + 1)
-                    top = self.window_at(*_center(bounds))
+                    top = self.window_at(*center(bounds))
                     if top is not None and top["id"] == w.id:
                         out.append({"text": word, "line": (line, i, 0), "conf": 96.0, "bounds": bounds})
         return out
@@ -404,7 +318,7 @@ class FakeDesktop:
                  max_nodes: int, include_hidden: bool, full: bool) -> tuple[list[dict[str, Any]], bool]:
         out: list[dict[str, Any]] = []
         for w, start, _ in self._scope(pid, window, within):
-            if not include_hidden and not self._showing(w):
+            if not include_hidden and not w.showing:
                 continue
             stack = [(start, 0)]
             while stack:
@@ -430,7 +344,7 @@ class FakeDesktop:
         w = self._win(window["id"])
         if w is None or w.root is None:
             return None
-        chain = [n for n in self._walk(w.root) if _inside(self._bounds(w, n), x, y)]
+        chain = under(w, x, y)
         if not chain:
             return None
         return {"node": self._dict(w, chain[-1]), "ancestors": [self._dict(w, n) for n in reversed(chain[:-1])]}
@@ -470,8 +384,7 @@ class FakeDesktop:
         row = self._app(argv)
         url = next((a for a in argv[1:] if a.startswith("http")), None)
         title = url or argv[0]
-        self._window(row["pid"], title, argv[0], (300, 200, 500, 300),
-                     Node("frame", title, (0, 0, 500, 276), children=[Node("push button", "OK", (10, 10, 80, 30))]))
+        self._window(row["pid"], *scene.launched(title, argv[0]))
         return dict(row)
 
     def temp_dir(self, prefix: str) -> str:
@@ -490,22 +403,3 @@ class FakeDesktop:
         self.wins = [w for w in self.wins if w.pid != pid]
         app.update(running=False, exitCode=-15)
         return dict(app)
-
-
-def _inside(b: dict[str, int], x: int, y: int) -> bool:
-    return b["x"] <= x < b["x"] + b["width"] and b["y"] <= y < b["y"] + b["height"]
-
-
-def _center(b: dict[str, int]) -> tuple[int, int]:
-    return b["x"] + b["width"] // 2, b["y"] + b["height"] // 2
-
-
-def _png(width: int, height: int) -> bytes:
-    """A grey PNG of that size (RGB, 8 bits)."""
-    raw = zlib.compress((b"\x00" + b"\xd0" * (3 * width)) * height, 1)
-
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
-
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
-            + chunk(b"IDAT", raw) + chunk(b"IEND", b""))
