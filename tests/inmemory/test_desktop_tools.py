@@ -43,11 +43,15 @@ class Desk:
         self.called.add(tool)
         return await self.b.call(tool, args)
 
-    async def ok(self, tool: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
+    async def result(self, tool: str, args: dict[str, Any] | None = None) -> Any:
+        """A call that must succeed, its structured content valid for the tool's outputSchema; the whole result."""
         out = await self.call(tool, args)
         assert not out.is_error, text_of(out)
         Draft202012Validator(self.schemas[tool]).validate(out.structured_content)
-        return out.structured_content
+        return out
+
+    async def ok(self, tool: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
+        return (await self.result(tool, args)).structured_content
 
     async def error(self, tool: str, args: dict[str, Any], code: str) -> str:
         return assert_shape(await self.call(tool, args), code)
@@ -93,7 +97,7 @@ async def test_every_desktop_tool_acts_on_the_fake_desktop(tmp_path: Path):
         assert sorted(a["argv"][0] for a in apps["launched"]) == ["fake-counter", "fake-notes"]
         assert [o["windows"][0]["title"] for o in apps["others"]] == ["Legacy"]
 
-        tree = await d.call("desktop_accessibility_tree", NOTES)
+        tree = await d.result("desktop_accessibility_tree", NOTES)
         assert "push button 'Save'" in text_of(tree)
         assert [n["name"] for n in tree.structured_content["nodes"]][:3] == ["Notes", "Title", "Save"]
         found = await d.ok("desktop_find_elements", {"target": {"role": "button", "name": "Save"}, **NOTES})
@@ -134,8 +138,7 @@ async def test_every_desktop_tool_acts_on_the_fake_desktop(tmp_path: Path):
         assert fake.input[-1] == ("keys", "ctrl+shift+t")
 
         # the screen: a PNG of the window, and its words (the fake's OCR)
-        shot = await d.call("desktop_screenshot", NOTES)
-        Draft202012Validator(d.schemas["desktop_screenshot"]).validate(shot.structured_content)
+        shot = await d.result("desktop_screenshot", NOTES)
         png = base64.b64decode(shot.content[0].data)
         assert png.startswith(b"\x89PNG") and shot.structured_content["width"] == 480
         read = await d.ok("desktop_read_text", {"window": "Legacy"})
@@ -209,7 +212,7 @@ async def test_the_human_taking_an_attached_desktop_refuses_input_until_handed_b
         assert d.fake.node("Add", "Counter").presses == 2
 
 
-@pytest.mark.parametrize("tool,args,code", [
+FAILURES: list[tuple[str, dict[str, Any], str]] = [
     ("desktop_click", {}, "bad_arguments"),
     ("desktop_click", {"ref": "fake:999"}, "stale_ref"),
     ("desktop_click", {"target": {"role": "button", "name": "Nope"}, **NOTES}, "no_match"),
@@ -221,7 +224,12 @@ async def test_the_human_taking_an_attached_desktop_refuses_input_until_handed_b
     ("desktop_stop_recording", {}, "not_recording"),
     ("desktop_wait_for_window", {"title": "Nope", "timeout": 0.1}, "wait_timeout"),
     ("desktop_click", {"x": "left"}, "invalid_argument"),
-])
-async def test_a_desktop_failure_has_the_one_error_shape(tmp_path: Path, tool: str, args: dict[str, Any], code: str):
+]
+
+
+async def test_a_desktop_failure_has_the_one_error_shape(tmp_path: Path):
+    """One desktop for every case (each failure leaves the fake as it was)."""
     async with desktop(tmp_path) as d:
-        await d.error(tool, args, code)
+        for tool, args, code in FAILURES:
+            await d.error(tool, args, code)
+        assert d.fake.input == []  # none of them sent input
