@@ -9,7 +9,7 @@ import pytest
 
 from e2e.runs_api import RunsApi
 from e2e.scripted_model import ScriptedModel
-from tests.support import BridgeProcess, DevServer, open_page
+from tests.support import BridgeProcess, Bridges, DevServer, open_page
 
 
 @pytest.fixture(scope="module")
@@ -20,11 +20,8 @@ def model() -> Iterator[ScriptedModel]:
 
 
 @pytest.fixture(scope="module")
-def agent_bridge(tmp_path_factory, model) -> Iterator[BridgeProcess]:
-    proc = BridgeProcess(tmp_path_factory.mktemp("agent"), env={"DBG_MODEL_URL": model.url,
-                                                                "DBG_MODEL_RETRIES": "2"}).start()
-    yield proc
-    proc.stop()
+def agent_bridge(module_bridge_process: Bridges, model) -> BridgeProcess:
+    return module_bridge_process(env={"DBG_MODEL_URL": model.url, "DBG_MODEL_RETRIES": "2"}, name="agent")
 
 
 @pytest.fixture(scope="module")

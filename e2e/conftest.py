@@ -1,34 +1,30 @@
-"""Fixtures shared by the e2e modules: Python fake pages on their own loop, and the model app in a real tab."""
+"""Fixtures shared by the e2e modules: bridge processes started and always stopped, and the model app in a real
+tab (Python fake pages, `pages`, come from the root conftest.py)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
-from e2e.pageloop import PageLoop
-
-from tests.support import open_page
+from tests.support import Bridges, open_page
 
 
-E2E = Path(__file__).resolve().parent
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Every test under e2e/ carries the `e2e` marker, as pyproject declares it (`-m "not e2e"`: the in-process
-    tiers only), whether or not its module says so."""
-    for item in items:
-        if E2E in Path(str(item.path)).resolve().parents:
-            item.add_marker(pytest.mark.e2e)
+@pytest.fixture
+def bridge_process(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Bridges]:
+    """Start bridge processes in a test: `bridge_process(*flags, env=..., config_dir=...)` gives a started
+    BridgeProcess; every one is stopped and reaped when the test ends, however it ends."""
+    procs = Bridges(tmp_path_factory)
+    yield procs
+    procs.stop_all()
 
 
 @pytest.fixture(scope="module")
-def pages() -> Iterator[PageLoop]:
-    """FakePages (the page protocol spoken from Python) on a background event loop, per module."""
-    loop = PageLoop()
-    yield loop
-    loop.close()
+def module_bridge_process(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Bridges]:
+    """The same factory for a module's fixtures: its processes are stopped and reaped when the module ends."""
+    procs = Bridges(tmp_path_factory)
+    yield procs
+    procs.stop_all()
 
 
 @pytest.fixture

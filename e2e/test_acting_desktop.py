@@ -15,19 +15,17 @@ import pytest
 
 from e2e.corpus import APPS, CorpusServer
 from tests.desktop.conftest import png_pixels
-from tests.support import CHROMIUM, BridgeProcess, McpSession, ok, wait_until
+from tests.support import CHROMIUM, BridgeProcess, Bridges, McpSession, ok, wait_until
 
 PAGE = "material-web/index.html"
 PAGES = Path(__file__).resolve().parent / "pages"
 
 
 @pytest.fixture(scope="module")
-def desktop_bridge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BridgeProcess]:
-    proc = BridgeProcess(tmp_path_factory.mktemp("acting-desktop"),
-                         env={"DBG_DESKTOP_ENABLED": "1", "DBG_DESKTOP_ALLOW": CHROMIUM, "DBG_DESKTOP_BROWSER": CHROMIUM,
-                              "DBG_DESKTOP_SIZE": "1280x800"}).start()
-    yield proc
-    proc.stop()
+def desktop_bridge(module_bridge_process: Bridges) -> BridgeProcess:
+    return module_bridge_process(name="acting-desktop", env={
+        "DBG_DESKTOP_ENABLED": "1", "DBG_DESKTOP_ALLOW": CHROMIUM, "DBG_DESKTOP_BROWSER": CHROMIUM,
+        "DBG_DESKTOP_SIZE": "1280x800"})
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,6 @@ answered shown with it), the takeover answered there with a note, cancel, and th
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 
 import pytest
 
@@ -11,18 +10,16 @@ from e2e.agent_fixtures import api, app_page, model, site  # noqa: F401 - fixtur
 from e2e.runs_api import done, of
 from e2e.scripted_model import Req, call
 from e2e.test_agent_mcp_servers import EVERYTHING, NODE
-from tests.support import BridgeProcess
+from tests.support import BridgeProcess, Bridges
 
 
 @pytest.fixture(scope="module")
-def agent_bridge(tmp_path_factory, model) -> Iterator[BridgeProcess]:
+def agent_bridge(module_bridge_process: Bridges, tmp_path_factory, model) -> BridgeProcess:
     """A bridge whose runs also get server-everything's tools (get-tiny-image: a step that answers an image)."""
     config_dir = tmp_path_factory.mktemp("agent-cockpit")
     (config_dir / "config.toml").write_text(
         f'[mcp_servers.everything]\ncommand = "{NODE}"\nargs = ["{EVERYTHING}", "stdio"]\n')
-    proc = BridgeProcess(config_dir, env={"DBG_MODEL_URL": model.url}).start()
-    yield proc
-    proc.stop()
+    return module_bridge_process(config_dir=config_dir, env={"DBG_MODEL_URL": model.url})
 
 
 def test_the_runs_tab_runs_a_task_shows_its_steps_and_answers_its_takeover(model, agent_bridge, api, app_page,

@@ -10,15 +10,12 @@ import pytest
 from e2e.agent_fixtures import model  # noqa: F401 - fixtures
 from e2e.runs_api import RunsApi, done, of
 from e2e.scripted_model import Req, call
-from tests.support import BridgeProcess, DevServer, open_page
+from tests.support import BridgeProcess, Bridges, DevServer, open_page
 
 
 @pytest.fixture(scope="module")
-def consent_bridge(tmp_path_factory, model) -> Iterator[BridgeProcess]:
-    proc = BridgeProcess(tmp_path_factory.mktemp("agent-consent"),
-                         env={"DBG_MODEL_URL": model.url, "DBG_NO_CONSENT": "0"}).start()
-    yield proc
-    proc.stop()
+def consent_bridge(module_bridge_process: Bridges, model) -> BridgeProcess:
+    return module_bridge_process(env={"DBG_MODEL_URL": model.url, "DBG_NO_CONSENT": "0"}, name="agent-consent")
 
 
 @pytest.fixture(scope="module")

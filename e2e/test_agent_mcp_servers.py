@@ -4,7 +4,6 @@ that cannot start is skipped with a logged reason; the server stops with the bri
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -12,7 +11,7 @@ import pytest
 from e2e.agent_fixtures import model  # noqa: F401 - fixtures
 from e2e.runs_api import RunsApi, done, of
 from e2e.scripted_model import Req, call
-from tests.support import ROOT, BridgeProcess, wait_until
+from tests.support import ROOT, BridgeProcess, Bridges, wait_until
 
 NODE = ROOT / ".tools/conformance/node_modules/.bin/node"
 EVERYTHING = ROOT / "e2e/apps/mcp-server-everything/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
@@ -31,15 +30,13 @@ def server_pids() -> list[int]:
 
 
 @pytest.fixture(scope="module")
-def mcp_bridge(tmp_path_factory, model) -> Iterator[BridgeProcess]:
+def mcp_bridge(module_bridge_process: Bridges, tmp_path_factory, model) -> BridgeProcess:
     assert NODE.exists() and EVERYTHING.exists(), "run ./scripts/test.sh once: it installs Node 22 and the e2e apps"
     config_dir = tmp_path_factory.mktemp("agent-mcp")
     (config_dir / "config.toml").write_text(
         f'[mcp_servers.everything]\ncommand = "{NODE}"\nargs = ["{EVERYTHING}", "stdio"]\ntimeout = 20\n\n'
         '[mcp_servers.broken]\ncommand = "/bin/false"\n')
-    proc = BridgeProcess(config_dir, env={"DBG_MODEL_URL": model.url}).start()
-    yield proc
-    proc.stop()
+    return module_bridge_process(config_dir=config_dir, env={"DBG_MODEL_URL": model.url})
 
 
 def test_a_run_calls_a_tool_of_an_npm_mcp_server_and_the_server_stops_with_the_bridge(model, mcp_bridge):
@@ -73,7 +70,7 @@ def test_a_run_calls_a_tool_of_an_npm_mcp_server_and_the_server_stops_with_the_b
     wait_until(lambda: not any(Path(f"/proc/{p}").exists() for p in pids), 15, what="the MCP server to stop")
 
 
-def test_a_run_calls_a_tool_of_an_mcp_server_over_http(model, tmp_path):
+def test_a_run_calls_a_tool_of_an_mcp_server_over_http(model, tmp_path, bridge_process):
     import socket
     import subprocess
 
@@ -90,7 +87,7 @@ def test_a_run_calls_a_tool_of_an_mcp_server_over_http(model, tmp_path):
     try:
         wait_until(listening, 20, what="the everything server to listen")
         (tmp_path / "config.toml").write_text(f'[mcp_servers.web]\nurl = "http://127.0.0.1:{port}/mcp"\ntimeout = 10\n')
-        bridge = BridgeProcess(tmp_path, env={"DBG_MODEL_URL": model.url}).start()
+        bridge = bridge_process(config_dir=tmp_path, env={"DBG_MODEL_URL": model.url})
         model.policies["web"] = lambda req: (
             call("verdict", done=True, reason="echoed") if req.verifying else
             call("plan", steps=["echo"]) if not req.called("plan") else
@@ -101,7 +98,6 @@ def test_a_run_calls_a_tool_of_an_mcp_server_over_http(model, tmp_path):
             _, events = api.run("Echo hello", model="web")
         finally:
             api.close()
-            bridge.stop()
         result = of(events, "tool_result")[0]
         assert result["tool"] == "web__echo" and result["ok"] and "hello over http" in result["text"]
         assert done(events)["state"] == "done"

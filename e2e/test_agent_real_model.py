@@ -16,7 +16,7 @@ import httpx
 import pytest
 
 from e2e.runs_api import RunsApi, done, of
-from tests.support import ROOT, BridgeProcess, DevServer, free_port, open_page, stop_group, wait_until
+from tests.support import ROOT, DevServer, free_port, open_page, stop_group, wait_until
 
 LLAMA = ROOT / ".tools/llama"
 PYTHON = LLAMA / "bin/python"
@@ -59,9 +59,9 @@ OFF = "page_exec,page_navigate,page_console,page_network,page_source,page_highli
 
 
 @pytest.mark.timeout(1200)
-def test_a_real_model_drives_a_run_through_the_bridge_until_a_budget_ends_it(llama, tmp_path, context):
-    bridge = BridgeProcess(tmp_path, env={"DBG_MODEL_URL": llama, "DBG_DESKTOP_ENABLED": "0", "DBG_DISABLE_TOOLS": OFF,
-                                          "DBG_MODEL_TIMEOUT": "600", "DBG_MODEL_RETRIES": "0"}).start()
+def test_a_real_model_drives_a_run_through_the_bridge_until_a_budget_ends_it(llama, bridge_process, context):
+    bridge = bridge_process(env={"DBG_MODEL_URL": llama, "DBG_DESKTOP_ENABLED": "0", "DBG_DISABLE_TOOLS": OFF,
+                                 "DBG_MODEL_TIMEOUT": "600", "DBG_MODEL_RETRIES": "0"})
     site = DevServer(bridge.client_js())
     api = RunsApi(bridge.base, bridge.token)
     try:
@@ -92,4 +92,3 @@ def test_a_real_model_drives_a_run_through_the_bridge_until_a_budget_ends_it(lla
     finally:
         api.close()
         site.close()
-        bridge.stop()

@@ -332,11 +332,9 @@ def test_an_mcp_client_delegates_a_task_with_agent_run_and_hears_each_step(model
     assert "agent_run" not in model.requests["delegated"][1].tools
 
 
-def test_a_streaming_model_endpoint_is_read_chunk_by_chunk(model, tmp_path):
+def test_a_streaming_model_endpoint_is_read_chunk_by_chunk(model, bridge_process):
     from e2e.runs_api import RunsApi
     from e2e.scripted_model import Answer
-    from tests.support import BridgeProcess
-
     def policy(req: Req):
         if req.verifying:
             return call("verdict", done=True, reason="listed")
@@ -347,13 +345,12 @@ def test_a_streaming_model_endpoint_is_read_chunk_by_chunk(model, tmp_path):
         return call("finish", summary="listed the pages")
 
     model.policies["streamed"] = policy
-    bridge = BridgeProcess(tmp_path, env={"DBG_MODEL_URL": model.url, "DBG_MODEL_STREAM": "1"}).start()
+    bridge = bridge_process(env={"DBG_MODEL_URL": model.url, "DBG_MODEL_STREAM": "1"})
     api = RunsApi(bridge.base, bridge.token)
     try:
         _, events = api.run("List the pages", model="streamed")
     finally:
         api.close()
-        bridge.stop()
     assert all(r.body["stream"] is True for r in model.requests["streamed"])
     assert of(events, "message")[0]["text"] == "Planning now."  # the text came in 5-character pieces
     result = of(events, "tool_result")[0]

@@ -11,8 +11,6 @@ import pytest
 
 from tests.support import CONNECTED, ok, text_of
 
-pytestmark = pytest.mark.e2e
-
 
 @pytest.fixture(scope="module")
 def tab(browser, dev) -> Iterator[object]:

@@ -8,7 +8,7 @@ import sys
 import pytest
 from mcp import Client, StdioServerParameters
 
-from tests.support import ROOT, BridgeProcess, free_port, run_async
+from tests.support import ROOT, free_port, run_async
 
 
 def run_cli(*args: str, env: dict[str, str] | None = None, timeout: float = 30) -> subprocess.CompletedProcess[str]:
@@ -25,17 +25,14 @@ def test_help_lists_every_command_and_settings_flags_name_their_env_variable():
     assert "--port" in serve and "DBG_PORT" in serve and "--allow-origins" in serve
 
 
-def test_serve_banner_prints_urls_token_and_client_configs(tmp_path):
-    proc = BridgeProcess(tmp_path).start()
-    try:
-        wait_for = proc.log.read_text()
-        assert f"MCP endpoint   {proc.base}/mcp" in wait_for
-        assert proc.token and proc.token in wait_for
-        assert "claude mcp add --transport http dbg-bridge" in wait_for
-        assert f"{proc.base}/demo" in wait_for
-        assert oct((tmp_path / "token").stat().st_mode & 0o777) == "0o600"
-    finally:
-        proc.stop()
+def test_serve_banner_prints_urls_token_and_client_configs(tmp_path, bridge_process):
+    proc = bridge_process(config_dir=tmp_path)
+    wait_for = proc.log.read_text()
+    assert f"MCP endpoint   {proc.base}/mcp" in wait_for
+    assert proc.token and proc.token in wait_for
+    assert "claude mcp add --transport http dbg-bridge" in wait_for
+    assert f"{proc.base}/demo" in wait_for
+    assert oct((tmp_path / "token").stat().st_mode & 0o777) == "0o600"
 
 
 def test_token_command_prints_the_stored_token(tmp_path):

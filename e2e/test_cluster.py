@@ -17,12 +17,10 @@ import httpx
 import pytest
 import redis
 
-from e2e.pageloop import PageLoop
+from tests.pageloop import PageLoop
 from tests.fakepage import echo_handler
-from tests.support import (BridgeProcess, DevServer, LoadBalancer, McpSession, RedisServer, free_port, ok, open_page,
+from tests.support import (Bridges, DevServer, LoadBalancer, McpSession, RedisServer, free_port, ok, open_page,
                            run_async, text_of, wait_until)
-
-pytestmark = pytest.mark.e2e
 
 
 @pytest.fixture(scope="module")
@@ -33,11 +31,10 @@ def redis_server() -> Iterator[RedisServer]:
 
 
 @pytest.fixture(scope="module")
-def replicas(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[SimpleNamespace]:
-    procs, sessions = [], []
+def replicas(redis_server: RedisServer, module_bridge_process: Bridges) -> Iterator[SimpleNamespace]:
+    procs = [module_bridge_process("--cluster", redis_server.url, name=f"replica-{name}") for name in "abc"]
+    sessions: list[McpSession] = []
     try:
-        for name in "abc":
-            procs.append(BridgeProcess(tmp_path_factory.mktemp(f"replica-{name}"), "--cluster", redis_server.url).start())
         for p in procs:
             sessions.append(McpSession(p.mcp_url, p.token))
         yield SimpleNamespace(a=procs[0], b=procs[1], c=procs[2], mcp_a=sessions[0], mcp_b=sessions[1],
@@ -45,8 +42,6 @@ def replicas(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory
     finally:
         for s in sessions:
             s.close()
-        for p in procs:
-            p.stop()
 
 
 def rows_by_id(session: McpSession) -> dict[str, dict]:
@@ -188,11 +183,11 @@ def test_question_asked_on_b_is_answered_in_cs_cockpit(replicas, pages: PageLoop
     assert any(i["data"]["questionId"] == qid and i["from"] == "human" for i in answers)
 
 
-def test_consent_allowed_on_one_replica_holds_on_another(redis_server, pages: PageLoop, tmp_path_factory) -> None:
+def test_consent_allowed_on_one_replica_holds_on_another(redis_server, pages: PageLoop, bridge_process) -> None:
     """Consent on: an "Allow on this origin" answered for a call made on Q holds for the same origin on P."""
     env = {"DBG_NO_CONSENT": "0"}
-    p_ = BridgeProcess(tmp_path_factory.mktemp("consent-p"), "--cluster", redis_server.url, env=env).start()
-    q_ = BridgeProcess(tmp_path_factory.mktemp("consent-q"), "--cluster", redis_server.url, env=env).start()
+    p_ = bridge_process("--cluster", redis_server.url, env=env, name="consent-p")
+    q_ = bridge_process("--cluster", redis_server.url, env=env, name="consent-q")
     asks: list[dict] = []
 
     async def handler(frame: dict) -> dict:
@@ -225,42 +220,35 @@ def test_consent_allowed_on_one_replica_holds_on_another(redis_server, pages: Pa
     finally:
         mcp_p.close()
         mcp_q.close()
-        q_.stop()
-        p_.stop()
 
 
 def test_owner_killed_mid_call_fails_fast_and_page_comes_back(replicas, redis_server, pages: PageLoop,
-                                                              tmp_path_factory) -> None:
+                                                              bridge_process) -> None:
     r = replicas
-    doomed = BridgeProcess(tmp_path_factory.mktemp("replica-doomed"), "--cluster", redis_server.url).start()
-    try:
-        gate = pages.gate()
-        page = pages.connect(doomed.base, handler=gate.handler)
-        live_everywhere(r, page.page_id)
-        call = r.mcp_b.start("page_exec", {"code": "1+1", "pageId": page.page_id, "timeout": 60})
-        gate.next_frame(10)  # the call reached the page through the doomed replica
-        os.kill(doomed.proc.pid, signal.SIGKILL)
-        killed = time.monotonic()
-        result = call.result(10)
-        took = time.monotonic() - killed
-        assert result.is_error and "[page_disconnected]" in text_of(result), text_of(result)
-        assert took < 5, f"the caller waited {took:.1f} s"
-        # the page reconnects to C with its credentials and keeps its pageId
-        old_id = page.instance_id
-        page.base = r.c.base
-        pages.run(page.close())
-        pages.run(page.register(reclaim=True))  # what the real client does on every reconnect
-        assert page.instance_id == old_id and not page.reply.get("renamed")
-        page.handler = echo_handler
-        pages.run(page.connect())
-        live_everywhere(r, page.page_id)
-        assert rows_by_id(r.mcp_b)[page.page_id]["replica"] == rows_by_id(r.mcp_c)[page.page_id]["replica"]
-        again = ok(r.mcp_b.call("page_exec", {"code": "1+1", "pageId": page.page_id}))
-        assert again["result"] == 2
-    finally:
-        if doomed.proc is not None:
-            doomed.proc.wait(10)
-            doomed.proc = None
+    doomed = bridge_process("--cluster", redis_server.url, name="replica-doomed")
+    gate = pages.gate()
+    page = pages.connect(doomed.base, handler=gate.handler)
+    live_everywhere(r, page.page_id)
+    call = r.mcp_b.start("page_exec", {"code": "1+1", "pageId": page.page_id, "timeout": 60})
+    gate.next_frame(10)  # the call reached the page through the doomed replica
+    os.kill(doomed.proc.pid, signal.SIGKILL)
+    killed = time.monotonic()
+    result = call.result(10)
+    took = time.monotonic() - killed
+    assert result.is_error and "[page_disconnected]" in text_of(result), text_of(result)
+    assert took < 5, f"the caller waited {took:.1f} s"
+    # the page reconnects to C with its credentials and keeps its pageId
+    old_id = page.instance_id
+    page.base = r.c.base
+    pages.run(page.close())
+    pages.run(page.register(reclaim=True))  # what the real client does on every reconnect
+    assert page.instance_id == old_id and not page.reply.get("renamed")
+    page.handler = echo_handler
+    pages.run(page.connect())
+    live_everywhere(r, page.page_id)
+    assert rows_by_id(r.mcp_b)[page.page_id]["replica"] == rows_by_id(r.mcp_c)[page.page_id]["replica"]
+    again = ok(r.mcp_b.call("page_exec", {"code": "1+1", "pageId": page.page_id}))
+    assert again["result"] == 2
 
 
 def test_redis_stopped_and_restarted(replicas, redis_server: RedisServer, pages: PageLoop) -> None:
@@ -299,15 +287,13 @@ def test_redis_stopped_and_restarted(replicas, redis_server: RedisServer, pages:
     assert ok(r.mcp_c.call("page_exec", {"code": "1+1", "pageId": on_b.page_id}))["result"] == 2
 
 
-def test_a_password_protected_redis_and_a_wrong_password(tmp_path_factory) -> None:
+def test_a_password_protected_redis_and_a_wrong_password(bridge_process) -> None:
     """redis://:password@… works; a wrong password is cluster_unavailable for a new page, and never logged."""
     secret_redis = RedisServer(password="s3cret-redis-pw").start()
-    good = BridgeProcess(tmp_path_factory.mktemp("auth-good"), "--cluster", secret_redis.url, "--no-auth")
     wrong_url = secret_redis.url.replace("s3cret-redis-pw", "not-the-password")
-    bad = BridgeProcess(tmp_path_factory.mktemp("auth-bad"), "--cluster", wrong_url, "--no-auth")
     try:
-        good.start()
-        bad.start()
+        good = bridge_process("--cluster", secret_redis.url, "--no-auth", name="auth-good")
+        bad = bridge_process("--cluster", wrong_url, "--no-auth", name="auth-bad")
         body = json.dumps({"v": 1, "url": "http://127.0.0.1/x", "title": "t", "attach": "fake"})
         with httpx.Client(timeout=10) as http:
             ok_reply = http.post(good.base + "/bridge/register", content=body, headers={"Content-Type": "text/plain"})
@@ -318,8 +304,7 @@ def test_a_password_protected_redis_and_a_wrong_password(tmp_path_factory) -> No
             log = proc.log.read_text()
             assert "s3cret-redis-pw" not in log and "not-the-password" not in log
     finally:
-        bad.stop()
-        good.stop()
+        bridge_process.stop_all()  # before their Redis goes
         secret_redis.stop()
 
 
@@ -330,11 +315,11 @@ def replica_of(session: McpSession, page_id: str) -> str | None:
 
 
 def test_a_real_tab_whose_replica_dies_reconnects_to_a_live_one_and_keeps_its_page_id(
-        replicas, redis_server, context, tmp_path_factory) -> None:
+        replicas, redis_server, context, bridge_process) -> None:
     """The tab's script comes from replica D; the register answer lists every replica's page-channel URL, and when
     D is killed the client tries them in turn: the tab is back, same pageId, on B or C, and answers calls."""
     r = replicas
-    doomed = BridgeProcess(tmp_path_factory.mktemp("replica-direct"), "--cluster", redis_server.url).start()
+    doomed = bridge_process("--cluster", redis_server.url, name="replica-direct")
     dev = DevServer(doomed.client_js())
     try:
         tab = open_page(context, dev.url("/app.html"))
@@ -352,18 +337,17 @@ def test_a_real_tab_whose_replica_dies_reconnects_to_a_live_one_and_keeps_its_pa
         assert ok(r.mcp_c.call("page_exec", {"code": "6*7", "pageId": tab.page_id}))["result"] == 42
     finally:
         dev.close()
-        if doomed.proc is not None:
-            doomed.stop()
 
 
-def test_a_real_tab_behind_haproxy_survives_its_replicas_death(redis_server, context, tmp_path_factory) -> None:
+def test_a_real_tab_behind_haproxy_survives_its_replicas_death(redis_server, context, tmp_path_factory,
+                                                              bridge_process) -> None:
     """Three replicas behind a real HAProxy (they accept the Host it forwards: --public-hosts; each advertises the
     balancer): the tab loads the client through the balancer, its replica is killed, and the balancer's next
     replica takes it back under the same pageId."""
     lb = LoadBalancer(tmp_path_factory.mktemp("haproxy"))
     lb_host = f"127.0.0.1:{lb.port}"
-    procs = [BridgeProcess(tmp_path_factory.mktemp(f"behind-{n}"), "--cluster", redis_server.url,
-                           "--public-hosts", lb_host, "--advertise-url", lb.base).start() for n in range(3)]
+    procs = [bridge_process("--cluster", redis_server.url, "--public-hosts", lb_host, "--advertise-url", lb.base,
+                            name=f"behind-{n}") for n in range(3)]
     sessions = [McpSession(p.mcp_url, p.token) for p in procs]
     dev = None
     try:
@@ -391,6 +375,3 @@ def test_a_real_tab_behind_haproxy_survives_its_replicas_death(redis_server, con
         for s in sessions:
             s.close()
         lb.stop()
-        for p in procs:
-            if p.proc is not None:
-                p.stop()

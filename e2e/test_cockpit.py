@@ -97,10 +97,9 @@ def test_a_question_asked_through_mcp_is_answered_in_the_cockpit_and_leaves_the_
 
 
 @pytest.fixture(scope="module")
-def consent(tmp_path_factory, browser) -> Iterator[tuple[BridgeProcess, DevServer, McpSession, object]]:
+def consent(module_bridge_process, browser) -> Iterator[tuple[BridgeProcess, DevServer, McpSession, object]]:
     """A bridge that asks before page_exec code runs, with its own dev server, MCP client and browser context."""
-    proc = BridgeProcess(tmp_path_factory.mktemp("consent"), "--consent-wait", "20",
-                         env={"DBG_NO_CONSENT": "0"}).start()
+    proc = module_bridge_process("--consent-wait", "20", env={"DBG_NO_CONSENT": "0"}, name="consent")
     dev = DevServer(proc.client_js())
     session = McpSession(proc.mcp_url, proc.token)
     ctx = browser.new_context()
@@ -108,7 +107,6 @@ def consent(tmp_path_factory, browser) -> Iterator[tuple[BridgeProcess, DevServe
     ctx.close()
     session.close()
     dev.close()
-    proc.stop()
 
 
 def test_a_consent_prompt_approved_in_the_cockpit_lets_page_exec_run(consent):
@@ -127,8 +125,8 @@ def test_a_consent_prompt_approved_in_the_cockpit_lets_page_exec_run(consent):
     assert [(r["decision"], r["via"]) for r in decisions if r["kind"] == "consent"] == [("Allow once", "cockpit")]
 
 
-def test_a_fresh_bridge_says_no_agent_is_connected_until_the_first_mcp_call(tmp_path, browser):
-    proc = BridgeProcess(tmp_path).start()
+def test_a_fresh_bridge_says_no_agent_is_connected_until_the_first_mcp_call(bridge_process, browser):
+    proc = bridge_process()
     ctx = browser.new_context()
     session = None
     try:
@@ -143,7 +141,6 @@ def test_a_fresh_bridge_says_no_agent_is_connected_until_the_first_mcp_call(tmp_
         if session is not None:
             session.close()
         ctx.close()
-        proc.stop()
 
 
 # ---- composer and activity ------------------------------------------------------------------------------------

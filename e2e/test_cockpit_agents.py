@@ -4,12 +4,8 @@ page shows a small badge when its client is connected."""
 
 from __future__ import annotations
 
-import pytest
-
 from tests.support import CONNECTED, ok
 from e2e.test_cockpit import open_app, open_cockpit
-
-pytestmark = pytest.mark.e2e
 
 
 def test_agents_are_listed_and_tabs_and_frames_are_counted_apart(context, bridge, dev, mcp):

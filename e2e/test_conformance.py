@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import re
 import subprocess
-from collections.abc import Iterator
 
 import pytest
 
-from tests.support import ROOT, BridgeProcess
+from tests.support import ROOT, BridgeProcess, Bridges
 
 TOOLS = ROOT / ".tools" / "conformance" / "node_modules" / ".bin"
 APPLICABLE = ["server-initialize", "logging-set-level", "ping", "tools-list", "tools-call-simple-text",
@@ -23,11 +22,9 @@ APPLICABLE = ["server-initialize", "logging-set-level", "ping", "tools-list", "t
 
 
 @pytest.fixture(scope="module")
-def open_bridge(tmp_path_factory) -> Iterator[BridgeProcess]:
+def open_bridge(module_bridge_process: Bridges) -> BridgeProcess:
     """The suite sends no token: this bridge runs with --no-auth (Host/Origin checks stay on)."""
-    proc = BridgeProcess(tmp_path_factory.mktemp("conformance"), "--no-auth").start()
-    yield proc
-    proc.stop()
+    return module_bridge_process("--no-auth", name="conformance")
 
 
 def test_every_applicable_server_scenario_of_the_official_suite_passes(open_bridge):

@@ -9,15 +9,14 @@ from collections.abc import Iterator
 
 import pytest
 
-from e2e.pageloop import PageLoop
-from tests.support import CONNECTED, BridgeProcess, DevServer, McpSession, ok, open_page, text_of, wait_until
+from tests.pageloop import PageLoop
+from tests.support import (CONNECTED, BridgeProcess, Bridges, DevServer, McpSession, ok, open_page, text_of,
+                           wait_until)
 
 
 @pytest.fixture(scope="module")
-def br(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BridgeProcess]:
-    proc = BridgeProcess(tmp_path_factory.mktemp("delivery")).start()
-    yield proc
-    proc.stop()
+def br(module_bridge_process: Bridges) -> BridgeProcess:
+    return module_bridge_process(name="delivery")
 
 
 @pytest.fixture(scope="module")
@@ -36,9 +35,8 @@ def client(br: BridgeProcess) -> Iterator[McpSession]:
 
 @pytest.fixture
 def pages() -> Iterator[PageLoop]:
-    loop = PageLoop()
-    yield loop
-    loop.close()
+    with PageLoop() as loop:
+        yield loop
 
 
 SLOW = "await new Promise(r => setTimeout(r, 300)); return location.pathname"

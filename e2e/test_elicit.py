@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import pytest
 from mcp.types import ElicitResult
 
-from tests.support import BridgeProcess, DevServer, McpSession, ok, open_page, text_of, wait_until
+from tests.support import BridgeProcess, Bridges, DevServer, McpSession, ok, open_page, text_of, wait_until
 
 
 class Human:
@@ -86,13 +86,11 @@ def test_a_2026_client_is_not_asked_mid_call_and_the_page_still_answers(bridge, 
 
 
 @pytest.fixture(scope="module")
-def consenting(tmp_path_factory) -> Iterator[tuple[BridgeProcess, DevServer]]:
-    proc = BridgeProcess(tmp_path_factory.mktemp("elicit-consent"), "--consent-for", "eval",
-                         env={"DBG_NO_CONSENT": "0"}).start()
+def consenting(module_bridge_process: Bridges) -> Iterator[tuple[BridgeProcess, DevServer]]:
+    proc = module_bridge_process("--consent-for", "eval", env={"DBG_NO_CONSENT": "0"}, name="elicit-consent")
     dev = DevServer(proc.client_js())
     yield proc, dev
     dev.close()
-    proc.stop()
 
 
 def test_a_consent_prompt_is_answered_by_the_client(consenting, context):

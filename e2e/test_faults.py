@@ -9,16 +9,15 @@ from collections.abc import Iterator
 import pytest
 
 from tests.faults import FaultRun
-from tests.support import BridgeProcess, DevServer
+from tests.support import BridgeProcess, Bridges, DevServer
 
 
 @pytest.fixture
-def own(tmp_path) -> Iterator[tuple[BridgeProcess, DevServer]]:
-    proc = BridgeProcess(tmp_path).start()
+def own(bridge_process: Bridges) -> Iterator[tuple[BridgeProcess, DevServer]]:
+    proc = bridge_process()
     dev = DevServer(proc.client_js())
     yield proc, dev
     dev.close()
-    proc.stop()
 
 
 def test_no_result_is_lost_or_doubled_and_every_failure_is_named_at_once(own, context):

@@ -17,8 +17,6 @@ from mcp import Client, StdioServerParameters
 
 from tests.support import ROOT, run_async, stop_group
 
-pytestmark = pytest.mark.e2e
-
 
 def clean_copy(dest: Path) -> Path:
     """The checkout's files (tracked, or new and not ignored) without .venv, node_modules or build output."""

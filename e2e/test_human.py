@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.support import CONNECTED, BridgeProcess, DevServer, McpSession, ok, open_page, text_of, wait_until
+from tests.support import CONNECTED, DevServer, McpSession, ok, open_page, text_of, wait_until
 
 
 def question_card(page):
@@ -121,7 +121,7 @@ def test_messages_and_picked_elements_reach_the_inbox_with_independent_cursors(a
 
 
 @pytest.fixture(scope="module")
-def strict(tmp_path_factory, browser):
+def strict(tmp_path_factory, module_bridge_process, browser):
     root = tmp_path_factory.mktemp("project")
     (root / "src" / "components").mkdir(parents=True)
     (root / "src" / "components" / "Card.jsx").write_text("export const Card = () => null;\n")
@@ -129,10 +129,9 @@ def strict(tmp_path_factory, browser):
     record = root.parent / "editor-calls.txt"
     stub = root.parent / "stub_editor.py"
     stub.write_text(f"import sys\nopen({str(record)!r}, 'a').write(' '.join(sys.argv[1:]) + '\\n')\n")
-    proc = BridgeProcess(tmp_path_factory.mktemp("strict"), "--project-root", str(root), "--editor",
-                         f"python3 {stub} {{file}} {{line}}", "--consent-wait", "20",
-                         "--consent-for", "eval,navigate,submit",
-                         env={"DBG_NO_CONSENT": "0"}).start()
+    proc = module_bridge_process("--project-root", str(root), "--editor", f"python3 {stub} {{file}} {{line}}",
+                                 "--consent-wait", "20", "--consent-for", "eval,navigate,submit",
+                                 env={"DBG_NO_CONSENT": "0"}, name="strict")
     dev = DevServer(proc.client_js())
     session = McpSession(proc.mcp_url, proc.token)
     ctx = browser.new_context()
@@ -140,7 +139,6 @@ def strict(tmp_path_factory, browser):
     ctx.close()
     session.close()
     dev.close()
-    proc.stop()
 
 
 def test_page_exec_waits_for_consent_is_refused_on_denial_and_remembers_an_origin_approval(strict):

@@ -9,14 +9,12 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CreateMessageResult, ResourceUpdatedNotification, TextContent
 
-from tests.support import BridgeProcess
+from tests.support import BridgeProcess, Bridges
 
 
 @pytest.fixture(scope="module")
-def pushing(tmp_path_factory):
-    proc = BridgeProcess(tmp_path_factory.mktemp("push"), "--push-sampling").start()
-    yield proc
-    proc.stop()
+def pushing(module_bridge_process: Bridges) -> BridgeProcess:
+    return module_bridge_process("--push-sampling", name="push")
 
 
 def test_a_human_message_is_announced_sampled_and_the_reply_shown_in_the_page(pushing, pages):

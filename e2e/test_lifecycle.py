@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.support import CONNECTED, BridgeProcess, DevServer, McpSession, ok, text_of, wait_until
+from tests.support import CONNECTED, BridgeProcess, Bridges, DevServer, McpSession, ok, text_of, wait_until
 
 
 def _open(context, url: str):
@@ -149,10 +149,8 @@ def test_a_closed_tab_is_listed_as_reconnecting_and_a_call_to_it_fails_after_a_b
 
 
 @pytest.fixture(scope="module")
-def own_bridge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BridgeProcess]:
-    proc = BridgeProcess(tmp_path_factory.mktemp("restart-bridge")).start()
-    yield proc
-    proc.stop()
+def own_bridge(module_bridge_process: Bridges) -> BridgeProcess:
+    return module_bridge_process(name="restart-bridge")
 
 
 @pytest.fixture(scope="module")

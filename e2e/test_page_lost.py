@@ -5,11 +5,7 @@ from __future__ import annotations
 
 import time
 
-import pytest
-
 from tests.support import CONNECTED, ok, text_of, wait_until
-
-pytestmark = pytest.mark.e2e
 
 
 def test_navigating_to_a_page_without_the_client_is_page_lost_naming_the_destination(context, dev, mcp):

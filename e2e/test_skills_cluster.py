@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import httpx2
 import pytest
 
-from tests.support import BridgeProcess, RedisServer
+from tests.support import BridgeProcess, Bridges, RedisServer
 
 SKILL = {"name": "shared", "scope": "http://a.test", "params": [{"name": "who", "default": "Ada"}],
          "steps": [{"action": "goto", "url": "http://a.test/"},
@@ -17,13 +17,12 @@ SKILL = {"name": "shared", "scope": "http://a.test", "params": [{"name": "who", 
 
 
 @pytest.fixture(scope="module")
-def two(tmp_path_factory) -> Iterator[tuple[BridgeProcess, BridgeProcess]]:
+def two(module_bridge_process: Bridges) -> Iterator[tuple[BridgeProcess, BridgeProcess]]:
     redis = RedisServer().start()
-    a = BridgeProcess(tmp_path_factory.mktemp("skills-a"), "--cluster", redis.url).start()
-    b = BridgeProcess(tmp_path_factory.mktemp("skills-b"), "--cluster", redis.url).start()
+    a = module_bridge_process("--cluster", redis.url, name="skills-a")
+    b = module_bridge_process("--cluster", redis.url, name="skills-b")
     yield a, b
-    a.stop()
-    b.stop()
+    module_bridge_process.stop_all()  # before their Redis goes
     redis.stop()
 
 

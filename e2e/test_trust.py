@@ -26,7 +26,7 @@ POST = """async ([url, body]) => {
 
 
 @pytest.fixture(scope="module")
-def world(tmp_path_factory, browser):
+def world(tmp_path_factory, module_bridge_process, browser):
     """One bridge (submit consent on, page_navigate disabled, a stub editor), the victim's and the attacker's dev
     servers, an MCP client and one browser context."""
     root = tmp_path_factory.mktemp("project")
@@ -36,9 +36,9 @@ def world(tmp_path_factory, browser):
     here = tmp_path_factory.mktemp("editor")  # its own folder: other modules' stub editors write elsewhere
     record, stub = here / "editor-calls.txt", here / "stub_editor.py"
     stub.write_text(f"import sys\nopen({str(record)!r}, 'a').write(' '.join(sys.argv[1:]) + '\\n')\n")
-    proc = BridgeProcess(tmp_path_factory.mktemp("trust"), "--project-root", str(root), "--editor",
-                         f"python3 {stub} {{file}}", "--consent-for", "submit", "--consent-wait", "20",
-                         "--disable-tools", "page_navigate", env={"DBG_NO_CONSENT": "0"}).start()
+    proc = module_bridge_process("--project-root", str(root), "--editor", f"python3 {stub} {{file}}",
+                                 "--consent-for", "submit", "--consent-wait", "20", "--disable-tools", "page_navigate",
+                                 env={"DBG_NO_CONSENT": "0"}, name="trust")
     victim_dev, attacker_dev = DevServer(proc.client_js()), DevServer(proc.client_js())
     mcp = McpSession(proc.mcp_url, proc.token)
     ctx = browser.new_context()
@@ -48,7 +48,6 @@ def world(tmp_path_factory, browser):
     mcp.close()
     victim_dev.close()
     attacker_dev.close()
-    proc.stop()
 
 
 @pytest.fixture(scope="module")

@@ -17,20 +17,18 @@ SHOWN = "Array.from(document.querySelectorAll('#out li'), (li) => li.textContent
 
 
 @pytest.fixture(scope="module")
-def lab(tmp_path_factory) -> Iterator[tuple[BridgeProcess, DevServer, McpSession, Path]]:
+def lab(tmp_path_factory, module_bridge_process) -> Iterator[tuple[BridgeProcess, DevServer, McpSession, Path]]:
     """A bridge that takes uploads from one folder and asks the human before handing them over."""
     files = tmp_path_factory.mktemp("uploads")
     (files / "notes.txt").write_text("first notes")
     (files / "data.csv").write_text("a,b\n1,2")
     (files / ".env").write_text("TOKEN=secret")
-    proc = BridgeProcess(tmp_path_factory.mktemp("upload-bridge"), "--upload-dir", str(files),
-                         env={"DBG_NO_CONSENT": "0"}).start()
+    proc = module_bridge_process("--upload-dir", str(files), name="upload", env={"DBG_NO_CONSENT": "0"})
     dev = DevServer(proc.client_js())
     session = McpSession(proc.mcp_url, proc.token)
     yield proc, dev, session, files
     session.close()
     dev.close()
-    proc.stop()
 
 
 def upload(mcp: McpSession, page: Any, files: list[str], **kw: Any) -> Any:

@@ -23,12 +23,12 @@ LOCAL_POLYFILL = b"node_modules/@mcp-b/webmcp-polyfill/dist/index.iife.js"
 
 
 @pytest.fixture(scope="module")
-def lab(tmp_path_factory, browser) -> Iterator[tuple[BridgeProcess, CorpusServer, McpSession, Any]]:
+def lab(module_bridge_process, browser) -> Iterator[tuple[BridgeProcess, CorpusServer, McpSession, Any]]:
     """A bridge that mirrors page tools, asks the human before a page tool runs (nothing else) and gives a page
     command 3 s by default (--exec-timeout), the app's server, an MCP session, a browser context."""
     assert (APPS / "webmcp" / "node_modules" / "@mcp-b" / "global").is_dir(), "run ./scripts/test.sh (npm ci)"
-    proc = BridgeProcess(tmp_path_factory.mktemp("webmcp"), "--mirror-page-tools", "--consent-for", "tool",
-                         "--consent-wait", "20", "--exec-timeout", "3", env={"DBG_NO_CONSENT": "0"}).start()
+    proc = module_bridge_process("--mirror-page-tools", "--consent-for", "tool", "--consent-wait", "20",
+                                 "--exec-timeout", "3", env={"DBG_NO_CONSENT": "0"}, name="webmcp")
     # docs/webmcp.md's example (example.html) loads the polyfill from unpkg: served from node_modules here
     server = CorpusServer(proc.client_js(), rewrite={"/webmcp/example.html": (UNPKG, LOCAL_POLYFILL)})
     session = McpSession(proc.mcp_url, proc.token)
@@ -37,7 +37,6 @@ def lab(tmp_path_factory, browser) -> Iterator[tuple[BridgeProcess, CorpusServer
     ctx.close()
     session.close()
     server.close()
-    proc.stop()
 
 
 def listed(mcp: McpSession, page_id: str) -> dict[str, dict[str, Any]]:

@@ -12,9 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import ROOT, BridgeProcess, McpSession, open_page, run_async
-
-pytestmark = pytest.mark.e2e
+from tests.support import ROOT, McpSession, open_page, run_async
 
 
 @pytest.fixture(scope="module")
@@ -50,30 +48,28 @@ def test_the_wheel_carries_the_client_parts_the_cockpit_and_the_demo(wheel: Path
             "bridge/cockpit/templates/_partials/setup.html", "bridge/demo/index.html"} <= names
 
 
-def test_an_installed_bridge_serves_the_client_and_runs_page_exec(installed: Path, tmp_path: Path, browser):
+def test_an_installed_bridge_serves_the_client_and_runs_page_exec(installed: Path, tmp_path: Path, browser,
+                                                                   bridge_process):
     code = subprocess.run([str(installed / "bin" / "python"), "-c", "import bridge; print(bridge.__file__)"],
                           capture_output=True, text=True, cwd=tmp_path, check=True).stdout
     assert str(installed) in code, code  # the wheel's copy, not the checkout
     (tmp_path / "cfg").mkdir()
-    proc = BridgeProcess(tmp_path / "cfg", command=[str(installed / "bin" / "dbg-bridge")], cwd=tmp_path).start()
-    try:
-        import httpx
+    proc = bridge_process(config_dir=tmp_path / "cfg", command=[str(installed / "bin" / "dbg-bridge")], cwd=tmp_path)
+    import httpx
 
-        js = httpx.get(proc.base + "/inject/dbg_client.js", timeout=10)
-        assert js.status_code == 200 and "createDbgLauncher" in js.text
-        assert httpx.get(proc.base + "/", timeout=10).status_code == 200  # the cockpit's template
-        assert httpx.get(proc.base + "/cockpit/cockpit.js", timeout=10).status_code == 200
-        context = browser.new_context()
+    js = httpx.get(proc.base + "/inject/dbg_client.js", timeout=10)
+    assert js.status_code == 200 and "createDbgLauncher" in js.text
+    assert httpx.get(proc.base + "/", timeout=10).status_code == 200  # the cockpit's template
+    assert httpx.get(proc.base + "/cockpit/cockpit.js", timeout=10).status_code == 200
+    context = browser.new_context()
+    try:
+        page = open_page(context, proc.base + "/demo")
+        mcp = McpSession(proc.mcp_url, proc.token)
         try:
-            page = open_page(context, proc.base + "/demo")
-            mcp = McpSession(proc.mcp_url, proc.token)
-            try:
-                out = mcp.call("page_exec", {"pageId": page.page_id, "code": "6 * 7"})
-                assert not out.is_error, out.content
-                assert out.structured_content["result"] == 42
-            finally:
-                mcp.close()
+            out = mcp.call("page_exec", {"pageId": page.page_id, "code": "6 * 7"})
+            assert not out.is_error, out.content
+            assert out.structured_content["result"] == 42
         finally:
-            context.close()
+            mcp.close()
     finally:
-        proc.stop()
+        context.close()

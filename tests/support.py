@@ -106,12 +106,17 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+#: Seconds `dbg-bridge serve` may take to write its ready file.
+START_TIMEOUT = 20.0
+
+
 class BridgeProcess:
     """`dbg-bridge serve` as a child process on a free port, with its own config dir (token file)."""
 
     def __init__(self, config_dir: Path, *extra: str, port: int = 0, env: dict[str, str] | None = None,
-                 command: list[str] | None = None, cwd: Path = ROOT) -> None:
-        """`command` replaces `python -m bridge` (e.g. an installed `dbg-bridge` script); `cwd` is where it runs."""
+                 command: list[str] | None = None, cwd: Path = ROOT, start_timeout: float = START_TIMEOUT) -> None:
+        """`command` replaces `python -m bridge` (e.g. an installed `dbg-bridge` script); `cwd` is where it runs;
+        `start_timeout` is how long it may take to come up."""
         self.command = command or [sys.executable, "-m", "bridge"]
         self.cwd = cwd
         self.config_dir = config_dir
@@ -120,6 +125,7 @@ class BridgeProcess:
         self.env = env or {}
         self.proc: subprocess.Popen[bytes] | None = None
         self.log = config_dir / "bridge.log"
+        self.start_timeout = start_timeout
 
     def start(self) -> BridgeProcess:
         ready = self.config_dir / f"ready-{time.monotonic_ns()}"
@@ -130,9 +136,16 @@ class BridgeProcess:
         cmd = [*self.command, "serve", "--port", str(self.port), "--ready-file", str(ready), *self.extra]
         with open(self.log, "ab") as log:
             self.proc = subprocess.Popen(cmd, cwd=self.cwd, env=env, stdout=log, stderr=subprocess.STDOUT)
-        wait_until(lambda: ready.exists() and ready.read_text() or self.proc.poll() is not None, 20, what="bridge start")
+        try:
+            wait_until(lambda: ready.exists() and ready.read_text() or self.proc.poll() is not None,
+                       self.start_timeout, what="bridge start")
+        except AssertionError:
+            self.stop()  # never leave a child that did not come up running (and unreaped) behind a failed test
+            raise RuntimeError(f"the bridge did not start within {self.start_timeout:g} s; it was stopped. Its "
+                               f"log:\n{self.log.read_text()[-3000:]}") from None
         if self.proc.poll() is not None:
-            raise RuntimeError(f"bridge exited with {self.proc.returncode}:\n{self.log.read_text()[-3000:]}")
+            code, self.proc = self.proc.returncode, None
+            raise RuntimeError(f"bridge exited with {code}:\n{self.log.read_text()[-3000:]}")
         self.base = ready.read_text().strip()
         self.port = int(self.base.rsplit(":", 1)[1])
         token_file = self.config_dir / "token"
@@ -140,13 +153,15 @@ class BridgeProcess:
         return self
 
     def stop(self) -> None:
-        if self.proc and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGINT)
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
+        """Interrupt it (kill it if it will not go) and reap it; a no-op once stopped."""
+        if self.proc is not None:
+            if self.proc.poll() is None:
+                self.proc.send_signal(signal.SIGINT)
+                try:
+                    self.proc.wait(10)
+                except subprocess.TimeoutExpired:
+                    self.proc.kill()
+            self.proc.wait(5)
         self.proc = None
 
     def restart(self) -> BridgeProcess:
@@ -171,6 +186,29 @@ class BridgeProcess:
     def client_js(self, **opts: str) -> str:
         query = "&".join(f"{k}={v}" for k, v in opts.items())
         return f"{self.base}/inject/dbg_client.js" + (f"?{query}" if query else "")
+
+
+class Bridges:
+    """A factory of started bridges, each in its own config dir unless one is given, that stops every one it started
+    (and reaps it, for a process) when `stop_all` runs: Bridges by default (the e2e fixtures
+    `bridge_process` and `module_bridge_process`), or apps served in process (tests/http/bridge_app.py Served)."""
+
+    def __init__(self, tmp: Any, make: Callable[..., Any] | None = None) -> None:
+        """`tmp` is pytest's tmp_path_factory (its mktemp names each config dir); `make(config_dir, *extra,
+        **options)` builds an unstarted bridge (BridgeProcess if not given)."""
+        self.tmp, self.make = tmp, make or BridgeProcess
+        self.started: list[Any] = []
+
+    def __call__(self, *extra: str, name: str = "bridge", config_dir: Path | None = None, **options: Any) -> Any:
+        """Start one: for a BridgeProcess `dbg-bridge serve *extra` (options: its `env`, `port`, `command`, `cwd`)."""
+        bridge = self.make(config_dir or self.tmp.mktemp(name), *extra, **options)
+        self.started.append(bridge)
+        return bridge.start()
+
+    def stop_all(self) -> None:
+        for bridge in reversed(self.started):
+            bridge.stop()
+        self.started.clear()
 
 
 class _PageHandler(http.server.SimpleHTTPRequestHandler):
@@ -304,6 +342,25 @@ class McpSession:
                 self.run(self._stack.aclose(), 20)
         self.loop.call_soon_threadsafe(self.loop.stop)
         self.thread.join(5)
+
+
+def auth(bridge: Any) -> dict[str, str]:
+    """The Authorization header with a bridge's token (a BridgeProcess or an app in process: anything with .token)."""
+    return {"Authorization": f"Bearer {bridge.token}"}
+
+
+def assert_error_shape(response: Any, status: int, code: str | None = None) -> dict[str, str]:
+    """`response` (an httpx response) has `status` and the one JSON error shape, {"error": {"code", "message"}}
+    (and that code, when given); returns the error."""
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"].startswith("application/json")
+    body = response.json()
+    assert list(body) == ["error"] and sorted(body["error"]) == ["code", "message"], body
+    assert isinstance(body["error"]["code"], str) and body["error"]["code"]
+    assert isinstance(body["error"]["message"], str) and body["error"]["message"]
+    if code is not None:
+        assert body["error"]["code"] == code
+    return body["error"]
 
 
 def text_of(result: Any) -> str:

@@ -22,6 +22,22 @@ log = logging.getLogger("bridge.cluster")
 DOWN = (RedisError, OSError, asyncio.TimeoutError)
 
 
+async def cancel_until_done(task: asyncio.Task[None], grace: float = 5.0) -> None:
+    """Cancel `task` and wait until it has ended, cancelling it again while it runs on. On Python 3.11 redis-py's
+    socket writes go through `asyncio.wait_for`, which drops a cancellation that lands as the write completes
+    (CPython gh-86296, fixed in 3.12): the task then carries on, and a loop waits for its next wake-up for good
+    (Cluster.stop hung that way now and then). Gives up, saying so, after `grace` seconds."""
+    deadline = asyncio.get_running_loop().time() + grace
+    while not task.done():
+        if asyncio.get_running_loop().time() > deadline:
+            log.error("cluster: %s did not stop within %.0f s of being cancelled; left running", task.get_name(), grace)
+            return
+        task.cancel()
+        await asyncio.wait({task}, timeout=0.1)
+    if not task.cancelled() and task.exception() is not None:
+        log.warning("cluster: %s ended with %r while stopping", task.get_name(), task.exception())
+
+
 def unavailable(what: str) -> errors.BridgeError:
     return errors.BridgeError(
         f"The cluster's Redis is not reachable, so {what} failed. Pages connected to this replica keep working; "
@@ -45,15 +61,11 @@ class Bus:
         self._task: asyncio.Task[None] | None = None
 
     def start(self) -> None:
-        self._task = asyncio.get_running_loop().create_task(self._run())
+        self._task = asyncio.get_running_loop().create_task(self._run(), name="cluster Bus._run")
 
     async def close(self) -> None:
         if self._task is not None:
-            self._task.cancel()
-            try:
-                await self._task
-            except asyncio.CancelledError:
-                pass
+            await cancel_until_done(self._task)
         await self.redis.aclose()
 
     def went_down(self, exc: BaseException) -> None:

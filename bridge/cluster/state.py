@@ -22,7 +22,7 @@ from bridge import errors
 from bridge.cluster import index, messages as m, redis_state as keys
 from bridge.cluster.approvals import SharedApprovals
 from bridge.cluster.calls import Calls
-from bridge.cluster.bus import DOWN, Bus, unavailable
+from bridge.cluster.bus import DOWN, Bus, cancel_until_done, unavailable
 from bridge.cluster.inbox_sync import InboxSync
 from bridge.cluster.mirror import Mirror, RemoteInstance
 from bridge.cluster.questions_sync import QuestionSync
@@ -94,17 +94,14 @@ class Cluster:
             log.warning("cluster: Redis not reachable at start (%s); serving local pages, retrying", exc)
         self.bus.start()
         for coro in (self.liveness.run(), self._writer(), self._resync_loop()):
-            self._tasks.append(loop.create_task(coro))
+            self._tasks.append(loop.create_task(coro, name=f"cluster {coro.__qualname__}"))
 
     async def stop(self) -> None:
         await self.liveness.leave()
         for task in self._tasks:
             task.cancel()
         for task in self._tasks:
-            try:
-                await task
-            except (asyncio.CancelledError, Exception):
-                pass
+            await cancel_until_done(task)
         await self.bus.close()
 
     async def _on_up(self) -> None:

@@ -107,3 +107,59 @@ class Apps:
         live = [a.proc for a in self.apps.values() if a.proc.poll() is None]
         if live:
             children.stop_tree(live, timeout=2.0)
+
+
+class LaunchedApps:
+    """The launch half of a desktop backend, the same on X11 and Wayland: mixed into a backend that holds `_apps`
+    (Apps, None until started), `session`, `_a11y` (whose helper process is not an orphan to reap), `_hands` (the
+    human's-input watcher) and `_temp` (directories to remove)."""
+
+    _apps: Apps | None
+    session: Any
+    _a11y: Any
+    _hands: Any
+    _temp: list[str]
+
+    def stop_parts(self) -> None:
+        """Stop what both backends hold the same way: the hands watcher, temp dirs, the AT-SPI helper, the apps."""
+        hands, self._hands = self._hands, None
+        if hands is not None:
+            hands.stop()
+        for path in self._temp:
+            shutil.rmtree(path, ignore_errors=True)
+        self._temp.clear()
+        if self._a11y is not None:
+            self._a11y.close()
+            self._a11y = None
+        if self._apps is not None:
+            self._apps.stop_all()
+            self._apps = None
+
+    def _apps_or_fail(self) -> Apps:
+        if self._apps is None:
+            raise DesktopError("The desktop is not running.", code="desktop_unavailable")
+        return self._apps
+
+    def launch(self, argv: list[str], allow: list[str], cwd: str | None) -> dict[str, Any]:
+        return self._apps_or_fail().launch(argv, allow, cwd).row()
+
+    def apps(self) -> list[dict[str, Any]]:
+        rows = self._apps_or_fail().rows()
+        from bridge.desktop.children import reap_orphans
+
+        session = [p.pid for p in self.session.procs.values()] if self.session is not None else []
+        helper = getattr(getattr(self._a11y, "proc", None), "pid", None)
+        reap_orphans([*session, *(r["pid"] for r in rows), *([helper] if helper else [])])
+        return rows
+
+    def app_log(self, pid: int) -> str:
+        app = self._apps_or_fail().get(pid)
+        return app.log_tail() if app else ""
+
+    def stop_app(self, pid: int) -> dict[str, Any] | None:
+        apps = self._apps_or_fail()
+        if apps.get(pid) is None:
+            return None
+        apps.stop(pid)
+        app = apps.get(pid)
+        return app.row() if app else None

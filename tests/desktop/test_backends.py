@@ -82,6 +82,14 @@ def test_backend_contract(name, request):
         b = backend.element(greet["ref"])["bounds"]
         backend.click(b["x"] + 5, b["y"] + 5, "left", 1, [])
         assert backend.pointer() == (b["x"] + 5, b["y"] + 5)
+        backend.click(b["x"] + 5, b["y"] + 5, "left", 1, ["ctrl"])  # the app reads Ctrl held during its click
+        wait_until(lambda: any(n["name"] == "Hello, set! (ctrl)" for n in backend.elements(
+            pid=row["pid"], window=None, within=None, depth=64, max_nodes=500, include_hidden=False, full=False)[0]),
+            5, what="the Ctrl+click's label")
+        backend.click(b["x"] + 5, b["y"] + 5, "left", 1, [])  # and released after it
+        wait_until(lambda: any(n["name"] == "Hello, set!" for n in backend.elements(
+            pid=row["pid"], window=None, within=None, depth=64, max_nodes=500, include_hidden=False, full=False)[0]),
+            5, what="a plain click's label")
         backend.chord(["ctrl", "a"])
         shot = backend.screenshot({"x": 0, "y": 0, "width": 100, "height": 50})
         assert shot.png[:4] == b"\x89PNG" and (shot.width, shot.height, shot.origin) == (100, 50, (0, 0))

@@ -14,6 +14,8 @@ import pytest
 from bridge.desktop.errors import DesktopError
 from bridge.desktop.selectors import Selector
 from tests.desktop.conftest import GTK_APP
+from tests.desktop.test_real_apps import doubler  # noqa: F401 - fixture
+from tests.support import CHROMIUM
 
 LINE = ["Hello", "abc 123", "bar K gtk4 line 06385e", "Caps ABC; !@#$%^&*()_+-=[]{}|\\:\"'<>,.?/~`",
         "é Ü ß € ✓ 日本"]
@@ -112,3 +114,24 @@ def test_typing_follows_a_keymap_changed_under_it(desk, launched):
             assert out["value"] == value and out["input"] == "keyboard" and "retried" not in out, out
     finally:
         subprocess.run(["setxkbmap", "-layout", "us"], env=env, check=True, timeout=10)
+
+
+def test_a_chromium_text_field_takes_every_string_and_the_page_holds_it(desk, doubler, monkeypatch):  # noqa: F811
+    """Web content through Chromium's accessibility tree: the same strings into a page's <input>, replacing what it
+    held, each read back from the field; the page's own value then doubles to the result line."""
+    monkeypatch.setattr(desk.service.settings, "desktop_allow", [CHROMIUM])
+    monkeypatch.setattr(desk.service.settings, "desktop_browser", CHROMIUM)
+    pid = desk("desktop_open_url", url=doubler, timeout=40)["app"]["pid"]
+    try:
+        win = desk("desktop_wait_for_window", title="Doubler", pid=pid, timeout=30)["windows"][0]
+        field = Selector(role="textbox", name="Quantity")
+        desk("desktop_wait_for_element", target=field, window=win["id"], timeout=20)
+        for value in LINE:
+            assert typed(desk, win, field, value, replace=True)["value"] == value
+        assert typed(desk, win, field, "21", replace=True)["value"] == "21"
+        desk("desktop_click", target=Selector(role="button", name="Double it"), window=win["id"])
+        got = desk("desktop_wait_for_element", target=Selector(role="label", name="Result: 42"), window=win["id"],
+                   timeout=5)
+        assert got["count"] == 1  # the page's own value was the last string typed
+    finally:
+        desk("desktop_quit_app", pid=pid, timeout=5)

@@ -1,6 +1,5 @@
 """The pageId rules, one suite written for every shared-state backend (bridge/shared_state.py): this bridge alone
-(`local`) and a team bridge on a real redis-server (`redis`, where the rules are decided in one Lua script; see
-BACKENDS for why it is not run yet). The
+(`local`) and a team bridge on a private redis-server (`redis`, where the rules are decided in one Lua script). The
 port first, and only for that port's origin; a tab's own id back with its secret; never an id that is live."""
 
 from __future__ import annotations
@@ -71,10 +70,8 @@ class Pages:
                 await anyio.sleep(0.01)
 
 
-#: The `redis` half passes its assertions, but the team bridge's in-process stop (Cluster.stop) hangs now and then
-#: in this fixture's teardown (found last; not fixed yet), so only `local` runs here until it is: the team bridge's
-#: rules are proven through real processes in e2e/test_cluster.py meanwhile.
-BACKENDS = ["local"]
+#: Every backend the rules hold on: its team bridge starts and stops in process for each test (Cluster.stop).
+BACKENDS = ["local", "redis"]
 
 
 @pytest.fixture(params=BACKENDS)

@@ -7,15 +7,15 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import os
-import shutil
 import struct
 import subprocess
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any
 
 from bridge.desktop import ocr
-from bridge.desktop.apps import Apps
+from bridge.desktop.apps import Apps, LaunchedApps
+from bridge.desktop.atspi.elements import AtspiElements
 from bridge.desktop.backend import Shot
 from bridge.desktop.errors import DesktopError
 from bridge.desktop.keys import KEY_ALIASES, MODIFIERS
@@ -69,7 +69,7 @@ RECORDING_GAP = (
     "desktop, or an XWayland app with DISPLAY).")
 
 
-class WaylandBackend:
+class WaylandBackend(AtspiElements, LaunchedApps):
     name = "wayland"
 
     def __init__(self, settings: Any) -> None:
@@ -113,18 +113,7 @@ class WaylandBackend:
             raise
 
     def stop(self) -> None:
-        hands, self._hands = self._hands, None
-        if hands is not None:
-            hands.stop()
-        for path in self._temp:
-            shutil.rmtree(path, ignore_errors=True)
-        self._temp.clear()
-        if self._a11y is not None:
-            self._a11y.close()
-            self._a11y = None
-        if self._apps is not None:
-            self._apps.stop_all()
-            self._apps = None
+        self.stop_parts()
         devices, self.devices = self.devices, None
         if devices is not None:
             devices.close()
@@ -247,14 +236,26 @@ class WaylandBackend:
         self._pointer = (int(x), int(y))
 
     def click(self, x: int, y: int, button: str, count: int, modifiers: list[str]) -> None:
-        if modifiers:
-            raise DesktopError("A click with modifiers held is not built on the Wayland backend yet (wtype holds "
-                               "modifiers only around its own keys). Click without them, or use desktop_hotkey.",
-                               code="not_available")
+        held = [WTYPE_MODIFIERS.get(m.lower()) for m in modifiers]
+        if None in held or "altgr" in held:
+            raise DesktopError(f"Unknown modifier in {modifiers}: use ctrl, shift, alt or super.",
+                               code="invalid_argument")
+        if held and self.devices is None:
+            raise DesktopError("A click with modifiers held needs the bridge's virtual keyboard, which only the "
+                               "private Wayland desktop has (wtype holds modifiers only around its own keys). Click "
+                               "without them, or use desktop_hotkey.", code="not_available")
         self._cursor(x, y)
         b = BUTTONS[button]
-        for _ in range(count):
-            self._ipc().command(f"seat - cursor press {b}; seat - cursor release {b}")
+        if held:
+            self.devices.hold(held, True)
+            self.devices.sync()
+        try:
+            for _ in range(count):
+                self._ipc().command(f"seat - cursor press {b}; seat - cursor release {b}")
+        finally:
+            if held:
+                self.devices.hold(held, False)
+                self.devices.sync()
 
     def drag(self, x1: int, y1: int, x2: int, y2: int, button: str) -> None:
         b = BUTTONS[button]
@@ -359,48 +360,7 @@ class WaylandBackend:
                                          user=self.user)
         return self._a11y
 
-    def accessible_pids(self) -> set[int]:
-        return set(self.a11y().call("pids"))
-
-    def elements(self, *, pid: int | None, window: dict[str, Any] | None, within: str | None, depth: int,
-                 max_nodes: int, include_hidden: bool, full: bool) -> tuple[list[dict[str, Any]], bool]:
-        got = self.a11y().call("elements", pid=pid, window=window, within=within, depth=depth, max_nodes=max_nodes,
-                               include_hidden=include_hidden, full=full, windows=self.windows() if window is None
-                               else [])
-        return got["nodes"], got["truncated"]
-
-    def candidates(self, *, pid: int | None, window: dict[str, Any] | None, within: str | None,
-                   roles: list[str] | None) -> list[dict[str, Any]]:
-        return self.a11y().call("candidates", pid=pid, window=window, within=within, roles=roles,
-                                windows=self.windows() if window is None else [])
-
-    def element(self, ref: str) -> dict[str, Any]:
-        return self.a11y().call("element", ref=ref, windows=self.windows())
-
-    def element_at(self, window: dict[str, Any], x: int, y: int) -> dict[str, Any] | None:
-        return self.a11y().call("hit", window=window, x=x, y=y)
-
-    def focused_element(self, window: dict[str, Any]) -> dict[str, Any] | None:
-        return self.a11y().call("focused", window=window)
-
-    def element_action(self, ref: str, prefer: Iterable[str]) -> str:
-        return self.a11y().call("action", ref=ref, prefer=list(prefer))
-
-    def element_focus(self, ref: str) -> bool:
-        return self.a11y().call("focus", ref=ref)
-
-    def element_set_text(self, ref: str, text: str) -> bool:
-        return self.a11y().call("set_text", ref=ref, text=text)
-
     # ---- launch ------------------------------------------------------------------------------
-
-    def _apps_or_fail(self) -> Apps:
-        if self._apps is None:
-            raise DesktopError("The desktop is not running.", code="desktop_unavailable")
-        return self._apps
-
-    def launch(self, argv: list[str], allow: list[str], cwd: str | None) -> dict[str, Any]:
-        return self._apps_or_fail().launch(argv, allow, cwd).row()
 
     def temp_dir(self, prefix: str) -> str:
         path = tempfile.mkdtemp(prefix=prefix, dir=str(self.session.tmp) if self.session.tmp else None)
@@ -409,24 +369,3 @@ class WaylandBackend:
         if not self.session.tmp:
             self._temp.append(path)
         return path
-
-    def apps(self) -> list[dict[str, Any]]:
-        rows = self._apps_or_fail().rows()
-        from bridge.desktop.children import reap_orphans
-
-        session = [p.pid for p in self.session.procs.values()] if self.session is not None else []
-        helper = getattr(getattr(self._a11y, "proc", None), "pid", None)
-        reap_orphans([*session, *(r["pid"] for r in rows), *([helper] if helper else [])])
-        return rows
-
-    def app_log(self, pid: int) -> str:
-        app = self._apps_or_fail().get(pid)
-        return app.log_tail() if app else ""
-
-    def stop_app(self, pid: int) -> dict[str, Any] | None:
-        apps = self._apps_or_fail()
-        if apps.get(pid) is None:
-            return None
-        apps.stop(pid)
-        app = apps.get(pid)
-        return app.row() if app else None

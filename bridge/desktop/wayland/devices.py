@@ -18,6 +18,8 @@ from bridge.desktop.errors import DesktopError
 from bridge.desktop.wayland.wire import Connection, message
 
 BTN = {"left": 0x110, "right": 0x111, "middle": 0x112}
+#: A modifier's evdev key code and its bit in KEYMAP's modifier mask (Shift, Control, Mod1 = Alt, Mod4 = Super).
+MOD_KEYS = {"shift": (42, 1), "ctrl": (29, 4), "alt": (56, 8), "logo": (125, 64)}
 MANAGER = "zwlr_virtual_pointer_manager_v1"
 KEYBOARDS = "zwp_virtual_keyboard_manager_v1"
 #: A plain US keymap the compositor compiles with its own xkbcommon (wtype uploads its own per call).
@@ -49,7 +51,8 @@ class VirtualDevices:
         keyboards = [(n, v) for n, iface, v in globals_ if iface == KEYBOARDS]
         # new ids must follow each other (2 registry, 3 the first roundtrip's callback, 4, 5, then 6...)
         self._cb = 6
-        if seats and keyboards:
+        self.keyboard = bool(seats and keyboards)
+        if self.keyboard:
             self.conn.bind(seats[0][0], "wl_seat", 1, 6)
             self.conn.bind(keyboards[0][0], KEYBOARDS, 1, 7)
             self._send(7, 0, struct.pack("<II", 6, 8))  # create_virtual_keyboard(seat 6) -> 8
@@ -91,6 +94,19 @@ class VirtualDevices:
             if steps:
                 self._send(5, 3, struct.pack("<Ii", self._ms(), axis) + struct.pack("<i", _fixed(15 * steps)))
         self._frame()
+
+    def hold(self, modifiers: list[str], down: bool) -> None:
+        """Press (down) or release `modifiers` (MOD_KEYS names) on the virtual keyboard: the keys, then the
+        seat's modifier state, which the focused app reads for the pointer's clicks in between."""
+        if not self.keyboard:
+            raise DesktopError("This compositor offers no virtual keyboard, so no modifier can be held for a click.",
+                               code="not_available")
+        mask = 0
+        for name in modifiers:
+            key, bit = MOD_KEYS[name]
+            self._send(8, 1, struct.pack("<III", self._ms(), key, 1 if down else 0))  # key(time, key, state)
+            mask |= bit
+        self._send(8, 2, struct.pack("<IIII", mask if down else 0, 0, 0, 0))  # modifiers(depressed, ...)
 
     def sync(self) -> None:
         """Wait until the compositor has handled everything sent so far."""

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-import socket
 import struct
 from typing import Any
 
 from bridge.desktop.errors import DesktopError
+from bridge.desktop.wayland.wire import connect_unix
 
 MAGIC = b"i3-ipc"
 RUN_COMMAND, GET_WORKSPACES, GET_OUTPUTS, GET_TREE, GET_VERSION, GET_SEATS = 0, 1, 3, 4, 7, 101
@@ -19,14 +19,7 @@ class Ipc:
 
     def __init__(self, path: str, timeout: float = 10.0) -> None:
         self.path = path
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.settimeout(timeout)
-        try:
-            self.sock.connect(path)
-        except OSError as exc:
-            self.sock.close()
-            raise DesktopError(f"The compositor's IPC socket {path} does not answer ({exc.strerror}). Is sway "
-                               "running (SWAYSOCK)?", code="desktop_unavailable") from exc
+        self.sock = connect_unix(path, timeout, f"The compositor's IPC socket {path}", " Is sway running (SWAYSOCK)?")
 
     def _recv(self, n: int) -> bytes:
         buf = b""

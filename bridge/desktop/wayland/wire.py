@@ -24,19 +24,24 @@ def message(obj: int, opcode: int, args: bytes = b"") -> bytes:
     return struct.pack("<II", obj, ((8 + len(args)) << 16) | opcode) + args
 
 
+def connect_unix(path: str, timeout: float, what: str, hint: str = "") -> socket.socket:
+    """A connected Unix stream socket to `path`, or desktop_unavailable saying `what` does not answer."""
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.settimeout(timeout)
+    try:
+        sock.connect(path)
+    except OSError as exc:
+        sock.close()
+        raise DesktopError(f"{what} does not answer ({exc.strerror}).{hint}", code="desktop_unavailable") from exc
+    return sock
+
+
 class Connection:
     """One client connection: requests out, messages in (read from one thread at a time)."""
 
     def __init__(self, runtime_dir: str, display: str, timeout: float = 5.0) -> None:
         path = display if display.startswith("/") else os.path.join(runtime_dir, display)
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.settimeout(timeout)
-        try:
-            self.sock.connect(path)
-        except OSError as exc:
-            self.sock.close()
-            raise DesktopError(f"The Wayland socket {path} does not answer ({exc.strerror}).",
-                               code="desktop_unavailable") from exc
+        self.sock = connect_unix(path, timeout, f"The Wayland socket {path}")
         self._buf = b""
 
     def send(self, obj: int, opcode: int, args: bytes = b"") -> None:

@@ -6,15 +6,15 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import os
-import shutil
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from bridge.desktop import ocr
 from bridge.desktop import session as sessions
-from bridge.desktop.apps import Apps
+from bridge.desktop.apps import Apps, LaunchedApps
+from bridge.desktop.atspi.elements import AtspiElements
 from bridge.desktop.backend import Shot
 from bridge.desktop.errors import DesktopError
 
@@ -29,7 +29,7 @@ def parse_size(text: str) -> tuple[int, int]:
     return w, h
 
 
-class X11Backend:
+class X11Backend(AtspiElements, LaunchedApps):
     name = "x11"
 
     def __init__(self, settings: Any) -> None:
@@ -104,18 +104,7 @@ class X11Backend:
 
     def stop(self) -> None:
         self.record_stop()
-        hands, self._hands = self._hands, None
-        if hands is not None:
-            hands.stop()
-        for path in self._temp:
-            shutil.rmtree(path, ignore_errors=True)
-        self._temp.clear()
-        if self._a11y is not None:
-            self._a11y.close()
-            self._a11y = None
-        if self._apps is not None:
-            self._apps.stop_all()
-            self._apps = None
+        self.stop_parts()
         for closer in ("screen", "d"):
             obj = self.__dict__.pop(closer, None)
             if obj is not None:
@@ -243,49 +232,7 @@ class X11Backend:
             self._a11y = AtspiClient(self.session.env, self.session.log_path("atspi"))
         return self._a11y
 
-    def accessible_pids(self) -> set[int]:
-        return set(self.a11y().call("pids"))
-
-    def elements(self, *, pid: int | None, window: dict[str, Any] | None, within: str | None, depth: int,
-                 max_nodes: int, include_hidden: bool, full: bool) -> tuple[list[dict[str, Any]], bool]:
-        wins = self.windows() if window is None else []
-        got = self.a11y().call("elements", pid=pid, window=window, within=within, depth=depth, max_nodes=max_nodes,
-                               include_hidden=include_hidden, full=full, windows=wins)
-        return got["nodes"], got["truncated"]
-
-    def candidates(self, *, pid: int | None, window: dict[str, Any] | None, within: str | None,
-                   roles: list[str] | None) -> list[dict[str, Any]]:
-        wins = self.windows() if window is None else []
-        return self.a11y().call("candidates", pid=pid, window=window, within=within, roles=roles, windows=wins)
-
-    def element(self, ref: str) -> dict[str, Any]:
-        # the windows let the helper turn window-relative extents (GTK 4) into screen coordinates
-        return self.a11y().call("element", ref=ref, windows=self.windows())
-
-    def element_at(self, window: dict[str, Any], x: int, y: int) -> dict[str, Any] | None:
-        return self.a11y().call("hit", window=window, x=x, y=y)
-
-    def focused_element(self, window: dict[str, Any]) -> dict[str, Any] | None:
-        return self.a11y().call("focused", window=window)
-
-    def element_action(self, ref: str, prefer: Iterable[str]) -> str:
-        return self.a11y().call("action", ref=ref, prefer=list(prefer))
-
-    def element_focus(self, ref: str) -> bool:
-        return self.a11y().call("focus", ref=ref)
-
-    def element_set_text(self, ref: str, text: str) -> bool:
-        return self.a11y().call("set_text", ref=ref, text=text)
-
     # ---- launch ------------------------------------------------------------------------------
-
-    def _apps_or_fail(self) -> Apps:
-        if self._apps is None:
-            raise DesktopError("The desktop is not running.", code="desktop_unavailable")
-        return self._apps
-
-    def launch(self, argv: list[str], allow: list[str], cwd: str | None) -> dict[str, Any]:
-        return self._apps_or_fail().launch(argv, allow, cwd).row()
 
     def temp_dir(self, prefix: str) -> str:
         """A private directory that lives as long as this desktop session (a browser profile, say)."""
@@ -294,24 +241,3 @@ class X11Backend:
         if not self.session.tmp:
             self._temp.append(path)
         return path
-
-    def apps(self) -> list[dict[str, Any]]:
-        rows = self._apps_or_fail().rows()
-        from bridge.desktop.children import reap_orphans
-
-        session = [p.pid for p in self.session.procs.values()] if self.session is not None else []
-        helper = getattr(getattr(self._a11y, "proc", None), "pid", None)
-        reap_orphans([*session, *(r["pid"] for r in rows), *([helper] if helper else [])])
-        return rows
-
-    def app_log(self, pid: int) -> str:
-        app = self._apps_or_fail().get(pid)
-        return app.log_tail() if app else ""
-
-    def stop_app(self, pid: int) -> dict[str, Any] | None:
-        apps = self._apps_or_fail()
-        if apps.get(pid) is None:
-            return None
-        apps.stop(pid)
-        app = apps.get(pid)
-        return app.row() if app else None

@@ -9,7 +9,8 @@ import argparse
 import gi
 
 gi.require_version("Gtk", "3.0")
-from gi.repository import Gtk
+gi.require_version("Gdk", "3.0")
+from gi.repository import Gdk, Gtk
 
 
 def main() -> None:
@@ -44,7 +45,9 @@ def main() -> None:
     label = Gtk.Label(label="Ready")
 
     def greet(_button: Gtk.Button) -> None:
-        label.set_text(f"Hello, {entry.get_text()}!")
+        ok, state = Gtk.get_current_event_state()
+        held = ok and bool(state & Gdk.ModifierType.CONTROL_MASK)  # a Ctrl+click greets loudly
+        label.set_text(f"Hello, {entry.get_text()}!" + (" (ctrl)" if held else ""))
     
     row = Gtk.Box(spacing=6)
     greet_button = Gtk.Button(label="Greet")

@@ -1,35 +1,31 @@
-"""The same tools over both MCP protocol eras, the old /mcp/mcp path, a --stateless bridge and a --no-auth bridge."""
+"""The same tools over both MCP protocol eras, the old /mcp/mcp path, a --stateless bridge and a --no-auth bridge:
+the official client over real HTTP to apps served in this process (tests/http/conftest.py)."""
 
 from __future__ import annotations
-
-from collections.abc import Iterator
 
 import httpx
 import pytest
 
-from e2e.pageloop import PageLoop
 from tests.fakepage import FakePage
-from tests.support import BridgeProcess, McpSession, ok, text_of
+from tests.http.bridge_app import Served
+from tests.pageloop import PageLoop
+from tests.support import Bridges, McpSession, ok, text_of
 
 ERAS = {"legacy": "2025-11-25", "auto": "2026-07-28"}
 
 
 @pytest.fixture(scope="module")
-def stateless(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BridgeProcess]:
-    proc = BridgeProcess(tmp_path_factory.mktemp("stateless"), "--stateless").start()
-    yield proc
-    proc.stop()
+def stateless(served: Bridges) -> Served:
+    return served(name="stateless", stateless=True)
 
 
 @pytest.fixture(scope="module")
-def open_bridge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BridgeProcess]:
-    proc = BridgeProcess(tmp_path_factory.mktemp("noauth"), "--no-auth").start()
-    yield proc
-    proc.stop()
+def open_bridge(served: Bridges) -> Served:
+    return served(name="noauth", no_auth=True)
 
 
 @pytest.fixture(scope="module")
-def page(bridge: BridgeProcess, pages: PageLoop) -> FakePage:
+def page(bridge: Served, pages: PageLoop) -> FakePage:
     return pages.connect(bridge.base)
 
 

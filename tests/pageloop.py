@@ -44,6 +44,12 @@ class PageLoop:
     def disconnect(self, page: FakePage) -> None:
         self.run(page.close())
 
+    def __enter__(self) -> PageLoop:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     def close(self) -> None:
         async def close_all() -> None:
             for gate in self.gates:

@@ -1,4 +1,5 @@
-"""New inbox items are announced to MCP clients listening on dbg://inbox (2026-07-28 subscriptions/listen)."""
+"""New inbox items are announced to MCP clients listening on dbg://inbox (2026-07-28 subscriptions/listen), by an app
+served in this process (tests/http/conftest.py)."""
 
 import asyncio
 import json
