@@ -7,7 +7,6 @@ import asyncio
 import contextlib
 import time
 from collections.abc import AsyncIterator
-from typing import Any
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -19,8 +18,6 @@ from starlette.routing import Route
 from bridge.agent import skill_routes
 from bridge.agent.service import Agent
 from bridge.audit import watching_agent
-from bridge.desktop import served
-from bridge.desktop.service import Desktop
 from bridge.http import error_response
 from bridge.mcp_server import build_server, http_app
 from bridge.registry import Registry
@@ -49,16 +46,7 @@ def create_app(settings: Settings, token: str | None) -> Starlette:
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        # the desktop is only an object until a desktop_* tool runs something; its Xvfb and apps stop with it here
-        loop = asyncio.get_running_loop()
-
-        def control_changed(control: dict[str, Any]) -> None:  # from the desktop's watcher thread
-            text = ("The human took the desktop: the agent's desktop input is refused until they hand it back"
-                    if control["holder"] == "human" else "The desktop is the agent's again")
-            loop.call_soon_threadsafe(lambda: state.inbox.add(
-                "desktop_control", f"{text} ({control['reason']}).", None, control, source="human"))
-
-        state.desktop = Desktop(settings, control_changed) if served(settings) else None
+        state.open_desktop()  # only an object until a desktop_* tool runs something
         async with server.session_manager.run():
             await state.shared.start()  # reserved ids back from pages.json, or the team bridge joined
             sweeper = asyncio.create_task(_sweep(state.registry, settings.page_ttl))
@@ -70,9 +58,7 @@ def create_app(settings: Settings, token: str | None) -> Starlette:
                 await agent.stop()
                 await state.shared.stop()
                 state.registry.save()
-                desktop, state.desktop = state.desktop, None
-                if desktop is not None:
-                    await asyncio.to_thread(desktop.close)
+                await state.close_desktop()  # its display and apps stop with it here
                 state.audit.close()
 
     async def http_error(request: Request, exc: Exception) -> Response:

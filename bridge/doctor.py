@@ -86,11 +86,13 @@ def _desktop(settings: Settings) -> list[Check]:
     if not settings.desktop_enabled:
         return [Check("desktop tools", True, served.detail + " (a web developer's agent does not pay for them)",
                       required=False)]
+    from bridge.desktop import auto_backend, is_import_string
+
+    if is_import_string(settings.desktop_backend):  # a backend of one's own: whether it loads is all there is
+        return [served]
     if not sys.platform.startswith("linux"):
         return [Check("desktop tools", False, served.detail,
                       "Use the page_* tools, or leave the family off (without --desktop-enabled)", required=False)]
-    from bridge.desktop import auto_backend
-
     backend = auto_backend() if settings.desktop_backend == "auto" else settings.desktop_backend
     if backend == "wayland":
         return [served, *_wayland(settings)]

@@ -117,11 +117,13 @@ class Settings(BaseModel):
         False, description="Serve the desktop_* tools (26 tools, about 13 K characters of every tools/list; nothing "
                            "starts until one is called). Off by default: turn it on with --desktop-enabled, "
                            "DBG_DESKTOP_ENABLED=1 or desktop_enabled = true in config.toml.")
-    desktop_backend: Literal["auto", "x11", "wayland", "macos", "windows"] = Field(
-        "auto", description="Desktop backend: auto picks by platform (on Linux wayland inside a sway session, where "
-                            "WAYLAND_DISPLAY and SWAYSOCK are set, else x11; macOS and Windows answer not_available "
-                            "yet). wayland works with wlroots compositors that speak sway's IPC; GNOME and KDE need "
-                            "portals and libei, not built.")
+    desktop_backend: str = Field(
+        "auto", pattern=r"^(auto|x11|wayland|macos|windows|[A-Za-z_][\w.]*:[A-Za-z_]\w*)$",
+        description="Desktop backend: auto picks by platform (on Linux wayland inside a sway session, where "
+                    "WAYLAND_DISPLAY and SWAYSOCK are set, else x11; macOS and Windows answer not_available yet). "
+                    "wayland works with wlroots compositors that speak sway's IPC; GNOME and KDE need portals and "
+                    "libei, not built. Or an import string module:Class naming a backend of your own (the tests' "
+                    "fake desktop: tests.inmemory.fake_desktop:FakeDesktop).")
     desktop_user: str = Field(
         "dbg-desktop", min_length=1,
         description="The unprivileged user a bridge running as root starts the private Wayland desktop (sway, its "

@@ -6,6 +6,7 @@ them); the human loop's parts (asking, consent, open-file) are small objects of 
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from bridge import shared_state
@@ -47,7 +48,8 @@ class BridgeState:
         self.audit = Audit(None if settings.no_audit else settings.config_dir / "audit.jsonl",
                            settings.audit_max_bytes, settings.audit_keep, self.page_secrets)
         self.inbox.hooks.append(self.audit.inbox_item)
-        #: The bridge.desktop.service.Desktop, built and closed by the app's lifespan (None: not built, or disabled).
+        #: The bridge.desktop.service.Desktop, built by open_desktop and closed by close_desktop, in the app's
+        #: lifespan (None: not built, or disabled).
         self.desktop: Any = None
         #: Skills and memory (bridge.agent.skill_service.SkillService), built by create_app; None until then.
         self.skills: Any = None
@@ -64,6 +66,28 @@ class BridgeState:
         self.consent = Consent(self.dispatcher, self.asking, self.audit, settings, self.shared.approvals)
         #: A page's open_file requests, held for the human's confirmation in the cockpit.
         self.open_file = OpenFile(self.dispatcher, self.questions, self.audit, self.inbox, settings, spawn)
+
+    def open_desktop(self) -> None:
+        """Build the Desktop when the desktop_* family is served (only an object until a desktop tool runs
+        something); who has an attached desktop is told to the inbox. Called from the event loop that owns it."""
+        from bridge.desktop import served
+        from bridge.desktop.service import Desktop
+
+        loop = asyncio.get_running_loop()
+
+        def control_changed(control: dict[str, Any]) -> None:  # from the desktop's watcher thread
+            text = ("The human took the desktop: the agent's desktop input is refused until they hand it back"
+                    if control["holder"] == "human" else "The desktop is the agent's again")
+            loop.call_soon_threadsafe(lambda: self.inbox.add(
+                "desktop_control", f"{text} ({control['reason']}).", None, control, source="human"))
+
+        self.desktop = Desktop(self.settings, control_changed) if served(self.settings) else None
+
+    async def close_desktop(self) -> None:
+        """Stop the desktop's backend (its display and apps) and its worker."""
+        desktop, self.desktop = self.desktop, None
+        if desktop is not None:
+            await asyncio.to_thread(desktop.close)
 
     def page_secrets(self) -> frozenset[str]:
         """Every known page's secret, rebuilt only when the registry changed (the audit redacts them per record)."""

@@ -19,7 +19,8 @@ from bridge.desktop.backend import (  # the interface (no platform imports)
     Shot,
 )
 
-__all__ = ["BACKENDS", "DesktopBackend", "Shot", "auto_backend", "load_backend", "why_unavailable", "served"]
+__all__ = ["BACKENDS", "DesktopBackend", "Shot", "auto_backend", "is_import_string", "load_backend", "why_unavailable",
+           "served"]
 
 BACKENDS: dict[str, str] = {
     "auto": "",  # chosen from the platform by auto_backend()
@@ -43,19 +44,29 @@ def auto_backend(platform: str | None = None, env: Mapping[str, str] | None = No
     return "x11"
 
 
+def is_import_string(name: str) -> bool:
+    """A backend named by the settings as module:Class (one of your own, e.g. the tests' fake desktop)."""
+    return ":" in name
+
+
 def load_backend(name: str) -> type[Any]:
-    """The backend class for a name in BACKENDS ('auto' picks by platform)."""
+    """The backend class for a name in BACKENDS ('auto' picks by platform), or for an import string module:Class."""
     from bridge.desktop.errors import DesktopError
 
     if name == "auto":
         name = auto_backend()
-    spec = BACKENDS.get(name)
+    spec = name if is_import_string(name) else BACKENDS.get(name)
     if not spec:
-        raise DesktopError(f"Unknown desktop backend {name!r}; known: {', '.join(BACKENDS)}.", code="bad_arguments")
+        raise DesktopError(f"Unknown desktop backend {name!r}; known: {', '.join(BACKENDS)}, or an import string "
+                           "module:Class.", code="bad_arguments")
     module, _, attr = spec.partition(":")
     try:
         return getattr(importlib.import_module(module), attr)
-    except ImportError as exc:
+    except (ImportError, AttributeError) as exc:
+        if is_import_string(name):
+            raise DesktopError(f"The desktop backend {name!r} (the desktop_backend setting) cannot load: {exc}. Name "
+                               "a class as module:Class, or a backend of the table: "
+                               f"{', '.join(BACKENDS)}.", code="desktop_unavailable") from exc
         raise DesktopError(f"The {name} desktop backend cannot load: {exc}. Install the desktop extra: "
                            "pip install 'dbg-bridge[desktop]' (and see `dbg-bridge doctor`).",
                            code="desktop_unavailable") from exc
@@ -74,6 +85,14 @@ def why_unavailable(settings: Any) -> str | None:  # not `unavailable`: the subm
         return ("off (the default): turn it on with `dbg-bridge serve --desktop-enabled`, DBG_DESKTOP_ENABLED=1 or "
                 "desktop_enabled = true in config.toml")
     name = auto_backend() if settings.desktop_backend == "auto" else settings.desktop_backend
+    if is_import_string(name):  # a backend of one's own: it is served when it imports
+        from bridge.desktop.errors import DesktopError
+
+        try:
+            load_backend(name)
+        except DesktopError as exc:
+            return str(exc)
+        return None
     if name == "wayland":
         from bridge.desktop.wayland.session import APT_HINT, PROGRAMS
 

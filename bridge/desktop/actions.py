@@ -208,7 +208,7 @@ def ocr_one(b: Any, text: str, window: dict[str, Any] | None, pid: int | None, o
         window = mine[0] if len(mine) == 1 else None
     region = window["frame"] if window is not None else None
     shot = b.screenshot(region)
-    hits = ocr.find(shot.png, shot.origin, text)
+    hits = ocr.find(shot, text)
     where = scope_text(window, None) if window else "the screen"
     if not hits:
         raise DesktopError(f"OCR found no text {text!r} in {where}. Check desktop_screenshot; OCR misses tiny or "

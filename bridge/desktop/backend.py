@@ -6,6 +6,9 @@ Windows, nodes and apps are plain dicts so tools can return them as they are:
   node    {ref, role, name, states[], bounds|None, actions[]?, value?, description?, pid, window?, depth?}
   app     {pid, argv, running, exitCode?, startedAt}
 Bounds are {x, y, width, height} in screen coordinates.
+
+Two members are optional (read with getattr): `alive()`, False once the desktop died (the next call restarts it), and
+`input_settle`, the seconds its apps may take to apply input before a read-back counts it lost (default 2).
 """
 
 from __future__ import annotations
@@ -18,13 +21,15 @@ from typing import Any, Protocol, runtime_checkable
 @dataclass
 class Shot:
     """A screenshot: PNG bytes, its size in image pixels, the screen position of its top-left pixel, and the scale
-    (image pixels per screen coordinate; 1.0 on X11)."""
+    (image pixels per screen coordinate; 1.0 on X11). `words`: the text on it when the backend knows it already
+    ({text, line, conf, bounds} in screen coordinates, as bridge/desktop/ocr.py reads them); None: OCR reads it."""
 
     png: bytes
     width: int
     height: int
     origin: tuple[int, int]
     scale: float
+    words: list[dict[str, Any]] | None = None
 
 
 @runtime_checkable

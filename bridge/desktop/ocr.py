@@ -1,6 +1,8 @@
 """Visible text in a screenshot, read with tesseract: the words and lines with their screen boxes (desktop_read_text),
 and finding a phrase to click (the fallback for apps that expose no accessibility tree: Tk, xterm, games). Slower (a
 few hundred ms) and approximate: answers say method 'ocr' and carry tesseract's confidence.
+
+A screenshot whose backend already knows its text (`Shot.words`, e.g. the tests' fake desktop) is not read again.
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ import shutil
 import subprocess
 from typing import Any
 
+from bridge.desktop.backend import Shot
 from bridge.desktop.errors import DesktopError
 
 
@@ -16,8 +19,11 @@ def available() -> bool:
     return shutil.which("tesseract") is not None
 
 
-def words(png: bytes, origin: tuple[int, int], timeout: float = 20.0) -> list[dict[str, Any]]:
-    """Words tesseract reads in the PNG, with screen bounds, grouped by line."""
+def words(shot: Shot, timeout: float = 20.0) -> list[dict[str, Any]]:
+    """Words on the screenshot, with screen bounds, grouped by line: tesseract's reading, or the backend's own."""
+    if shot.words is not None:
+        return shot.words
+    png, origin = shot.png, shot.origin
     if not available():
         raise DesktopError("OCR needs tesseract: sudo apt-get install -y tesseract-ocr", code="not_available")
     try:
@@ -37,10 +43,10 @@ def words(png: bytes, origin: tuple[int, int], timeout: float = 20.0) -> list[di
     return found
 
 
-def find(png: bytes, origin: tuple[int, int], text: str) -> list[dict[str, Any]]:
+def find(shot: Shot, text: str) -> list[dict[str, Any]]:
     """Runs of consecutive words on one line whose joined text contains `text` (case-insensitive)."""
     want = " ".join(text.split()).casefold()
-    ws = words(png, origin)
+    ws = words(shot)
     lines: dict[tuple[int, int, int], list[dict[str, Any]]] = {}
     for w in ws:
         lines.setdefault(w["line"], []).append(w)
@@ -71,10 +77,10 @@ def _box(items: list[dict[str, Any]]) -> dict[str, int]:
     return {"x": x1, "y": y1, "width": x2 - x1, "height": y2 - y1}
 
 
-def read(png: bytes, origin: tuple[int, int], min_conf: float = 30.0, max_words: int = 1000) -> dict[str, Any]:
+def read(shot: Shot, min_conf: float = 30.0, max_words: int = 1000) -> dict[str, Any]:
     """The words tesseract reads (confidence >= min_conf), as lines in reading order (top to bottom, then left to
     right), each with its words; screen bounds throughout."""
-    ws = [w for w in words(png, origin) if w["conf"] >= min_conf]
+    ws = [w for w in words(shot) if w["conf"] >= min_conf]
     truncated = len(ws) > max_words
     grouped: dict[tuple[int, int, int], list[dict[str, Any]]] = {}
     for w in ws[:max_words]:

@@ -24,6 +24,12 @@ FOCUS_WAIT = 1.0  # seconds the toolkit may take to report the focus it was give
 READ_WAIT = 2.0  # seconds an app may take to apply the key events it was sent
 
 
+def read_wait(b: Any) -> float:
+    """How long a read-back waits for the field: the backend's `input_settle` when it says (a fake desktop applies
+    input at once), else READ_WAIT."""
+    return float(getattr(b, "input_settle", READ_WAIT))
+
+
 def _node(b: Any, ref: str) -> dict[str, Any] | None:
     try:
         return b.element(ref)
@@ -87,7 +93,7 @@ def by_keys(b: Any, node: dict[str, Any] | None, focus: Any, text: str, replace:
     if replace:
         b.chord(["ctrl", "a"])
         b.chord(["BackSpace"])
-        if readable(node) and _until(lambda: value_of(b, node["ref"]) == "", READ_WAIT) is False:
+        if readable(node) and _until(lambda: value_of(b, node["ref"]) == "", read_wait(b)) is False:
             return {"focus": how, "cleared": False}
     b.type_text(text)
     return {"focus": how}
@@ -138,7 +144,7 @@ def type_into(b: Any, node: dict[str, Any] | None, focus: Any, text: str, *, rep
                     "not read back: the target exposes no text value (no accessibility tree, or not a text field)")
             return {**out, "typed": len(text), "verified": False, "note": note}
         ref = node["ref"]  # type: ignore[index]
-        _until(lambda: holds(value_of(b, ref), before, text), READ_WAIT)
+        _until(lambda: holds(value_of(b, ref), before, text), read_wait(b))
         value = value_of(b, ref)
         if holds(value, before, text):
             if tried:

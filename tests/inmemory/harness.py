@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -131,6 +132,21 @@ def text_of(result: Any) -> str:
     return "\n".join(getattr(c, "text", "") for c in result.content)
 
 
+#: Every agent-visible failure: `[code]`, then what happened.
+SHAPE = re.compile(r"^\[[a-z_]+\] \S")
+
+
+def assert_shape(result: Any, code: str) -> str:
+    """A tool failure in the one shape (text starting `[code]`, no SDK prefix, no other project's links); its text."""
+    body = text_of(result)
+    assert result.is_error, body
+    assert body.startswith(f"[{code}] "), body
+    assert SHAPE.match(body)
+    assert "Error executing tool" not in body and "pydantic" not in body
+    assert not re.search(r"https?://(?!127\.0\.0\.1:7878/)", body), body  # only the bridge's own URLs
+    return body
+
+
 def settings(tmp: Path, **overrides: Any) -> Settings:
     base: dict[str, Any] = {"config_dir": tmp, "no_audit": True, "no_consent": True, "desktop_enabled": False,
                             "port": 7878, "project_root": tmp}
@@ -139,14 +155,28 @@ def settings(tmp: Path, **overrides: Any) -> Settings:
 
 @asynccontextmanager
 async def bridge(tmp: Path, **overrides: Any) -> AsyncIterator[Bridge]:
-    """A bridge in this event loop: its state (the dispatcher among it), its MCP server and an in-memory MCP client
-    connected to it."""
+    """A bridge in this event loop: its state (the dispatcher and the desktop among it), its MCP server and an
+    in-memory MCP client connected to it."""
     state = BridgeState(settings(tmp, **overrides))
+    state.open_desktop()  # as the app's lifespan does (None unless desktop_enabled and its backend loads)
     server = build_server(state)
-    async with Client(server) as client:
-        yield Bridge(state, client)
+    try:
+        async with Client(server) as client:
+            yield Bridge(state, client)
+    finally:
+        await state.close_desktop()
     for task in list(state.background.tasks):
         task.cancel()
+
+
+async def eventually(predicate: Callable[[], Any], timeout: float = 5, what: str = "condition") -> Any:
+    """Poll `predicate` on this loop (bounded) until it answers something truthy; that answer."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not (value := predicate()):
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+        await asyncio.sleep(0.01)
+    return value
 
 
 def run(coro: Awaitable[Any], timeout: float = 30) -> Any:

@@ -5,24 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-import re
 from pathlib import Path
 
-from tests.inmemory.harness import bridge, text_of
+from tests.inmemory.harness import assert_shape, bridge
 
 pytestmark = pytest.mark.anyio
-
-SHAPE = re.compile(r"^\[[a-z_]+\] \S")
-
-
-def assert_shape(result, code: str) -> str:
-    body = text_of(result)
-    assert result.is_error, body
-    assert body.startswith(f"[{code}] "), body
-    assert SHAPE.match(body)
-    assert "Error executing tool" not in body and "pydantic" not in body
-    assert not re.search(r"https?://(?!127\.0\.0\.1:7878/)", body), body  # only the bridge's own URLs
-    return body
 
 
 async def test_a_wrong_type_names_the_field_the_expected_type_the_range_and_what_came(tmp_path: Path):

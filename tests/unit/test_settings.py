@@ -161,3 +161,26 @@ def test_disable_tools_takes_names_globs_and_the_acting_group():
 def test_list_settings_parse_comma_separated_from_the_environment():
     s = load_settings({}, env={"DBG_DISABLE_TOOLS": "page_exec, desktop_*", "DBG_CONSENT_FOR": "eval,submit"})
     assert s.disable_tools == ["page_exec", "desktop_*"] and s.consent_for == ["eval", "submit"]
+
+
+@pytest.mark.parametrize("name", ["x11", "wayland", "auto", "tests.inmemory.fake_desktop:FakeDesktop", "my_pkg:Desk"])
+def test_desktop_backend_takes_a_table_name_or_an_import_string(name):
+    assert load_settings({"desktop_backend": name}, env={}).desktop_backend == name
+
+
+@pytest.mark.parametrize("name", ["beos", "tests.inmemory.fake_desktop", "os:system; rm", ":Desk"])
+def test_desktop_backend_refuses_anything_else(name):
+    with pytest.raises(SettingsError, match="desktop_backend"):
+        load_settings({"desktop_backend": name}, env={})
+
+
+def test_doctor_reports_a_backend_of_ones_own_by_whether_it_loads():
+    from bridge.doctor import checks
+
+    def desktop(backend: str):
+        return [c for c in checks(Settings(desktop_enabled=True, desktop_backend=backend)) if "desktop" in c.name]
+
+    (fake,) = desktop("tests.inmemory.fake_desktop:FakeDesktop")
+    assert fake.ok and fake.detail == "desktop_* tools registered"
+    (gone,) = desktop("tests.nowhere:Desk")
+    assert not gone.ok and "'tests.nowhere:Desk' (the desktop_backend setting) cannot load" in gone.detail

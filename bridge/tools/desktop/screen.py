@@ -81,7 +81,7 @@ async def desktop_read_text(
     started = time.perf_counter()
     got = await run(desk, lambda b: grab(b, window, pid, ref, region))
     shot = got.pop("shot")
-    read = await asyncio.to_thread(ocr.read, shot.png, shot.origin, minConfidence, maxWords)
+    read = await asyncio.to_thread(ocr.read, shot, minConfidence, maxWords)
     return {**read, **got, "origin": {"x": shot.origin[0], "y": shot.origin[1]},
             "size": {"width": shot.width, "height": shot.height}, "method": "ocr",
             "ms": round((time.perf_counter() - started) * 1000, 1)}
