@@ -108,3 +108,20 @@ def test_a_bridge_without_an_upload_folder_says_how_to_turn_uploads_on(bridge, d
     page = open_page(context, dev.url("/upload.html"))
     res = mcp.call("page_act", {"pageId": page.page_id, "action": "upload", "selector": "#pick", "files": ["a.txt"]})
     assert res.is_error and text_of(res).startswith("[upload_not_allowed]") and "--upload-dir" in text_of(res)
+
+
+def test_page_exec_command_act_takes_the_same_road_and_cannot_bring_its_own_file_contents(lab, context):
+    _, dev, mcp, _ = lab
+    page = open_page(context, dev.url("/upload.html"))
+    own = [[{"name": "forged.txt", "type": "text/plain", "data": "Zm9yZ2Vk"}]]
+    res = mcp.call("page_exec", {"pageId": page.page_id, "command": "act",
+                                 "params": {"action": "upload", "selector": "#pick", "uploads": own}})
+    assert res.is_error and text_of(res).startswith("[invalid_argument]") and "files" in text_of(res), text_of(res)
+    call = mcp.start("page_exec", {"pageId": page.page_id, "command": "act",
+                                   "params": {"action": "upload", "selector": "#pick", "files": ["notes.txt"]}})
+    card = page.locator("dbg-human .card.consent")
+    card.wait_for(timeout=10000)  # the upload consent, as on page_act
+    assert "notes.txt (11 bytes)" in card.locator("pre").text_content()
+    card.locator("button[data-answer=Deny]").click()
+    assert "[consent_denied]" in text_of(call.result(20))
+    assert page.evaluate("document.getElementById('pick').files.length") == 0

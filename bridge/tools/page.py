@@ -72,7 +72,10 @@ async def page_exec(
     started = time.perf_counter()
     if code is not None:
         command, params = "eval", {"code": code, "args": args}
-    result = await page.run(command or "eval", params, timeout)  # the command's own policy first, on every path
+    given: Any = params
+    if command == "act":  # an upload reads its files (and asks) here as on page_act
+        given = await page_upload.with_files(page, m.parse_params("act", params))  # type: ignore[arg-type]
+    result = await page.run(command or "eval", given, timeout)  # the command's own policy first, on every path
     return {"pageId": page.page_id, "result": result, "ms": round((time.perf_counter() - started) * 1000, 2)}
 
 

@@ -40,6 +40,7 @@ def pick(dirs: list[Path], name: str, secrets_ok: bool = False) -> Path:
 async def with_files(page: Page, params: m.ActParams) -> m.ActParams:
     """`params` with the files of each upload action read (`uploads`), after the human's consent; unchanged when
     no action uploads."""
+    params = params.model_copy(update={"uploads": None})  # only the bridge fills it, from the files it read
     batch = params.actions if params.actions is not None else [params]
     if not any(a.action == "upload" for a in batch):
         return params
