@@ -72,10 +72,10 @@ async def page_exec(
     started = time.perf_counter()
     if code is not None:
         command, params = "eval", {"code": code, "args": args}
-    given: Any = params
-    if command == "act":  # an upload reads its files (and asks) here as on page_act
-        given = await page_upload.with_files(page, m.parse_params("act", params))  # type: ignore[arg-type]
-    result = await page.run(command or "eval", given, timeout)  # the command's own policy first, on every path
+    checked = await page.guard(command or "eval", params, timeout)  # the command's own policy first, on every path
+    if isinstance(checked, m.ActParams):  # an upload reads its files (and asks) here as on page_act
+        checked = await page_upload.with_files(page, checked)
+    result = await page.call(command or "eval", checked, timeout)
     return {"pageId": page.page_id, "result": result, "ms": round((time.perf_counter() - started) * 1000, 2)}
 
 
