@@ -13,8 +13,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from bridge.protocol import FrameInfo
-from bridge.registry import Instance
+from bridge.pages.protocol import FrameInfo
+from bridge.pages.registry import Instance
 
 
 class RemoteConnection:
