@@ -146,11 +146,3 @@ class Mirror:
 
     def owners(self) -> set[str]:
         return {i.owner for i in self.instances.values()}
-
-    def live_page_ids(self) -> list[str]:
-        out = []
-        for inst in self.instances.values():
-            if inst.live:
-                out.append(f"{inst.id}/host")
-                out.extend(f"{inst.id}/{f}" for f in inst.frames if f != "host")
-        return out
