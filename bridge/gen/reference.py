@@ -75,8 +75,8 @@ def render_commands() -> str:
     from bridge.pages.protocol import COMMAND_TABLE
 
     out = [HEADER, "# Page commands\n",
-           "Every command a page client answers (`bridge/pages/protocol.py` `COMMAND_TABLE`), with its policy. The policy "
-           "applies on every path that reaches the command: `page_exec(command=…)` asks for the same consent as the "
+           "Every command a page client answers (`bridge/pages/protocol.py` `COMMAND_TABLE`), with its policy. "
+           "The policy applies on every path that reaches the command: `page_exec(command=…)` asks for the same consent as the "
            "owning tool, and is refused (`tool_disabled`) when `--disable-tools` turns that tool off.\n",
            "| command | consent class | reads only | owning tool |", "|---|---|---|---|"]
     for c in COMMAND_TABLE.values():

@@ -1,4 +1,5 @@
-"""Consent: one rule per page command (bridge/pages/protocol.py COMMAND_TABLE), enforced on every path that reaches it."""
+"""Consent: one rule per page command (bridge/pages/protocol.py COMMAND_TABLE), enforced on every path that
+reaches it."""
 
 from __future__ import annotations
 

@@ -38,7 +38,8 @@ def page_event(state: BridgeState, inst: Instance, msg: EventMsg) -> bool:
 
 
 def _mapped(value: Any) -> Any:
-    """A picked element's `source` with a compiled position mapped back to the written line (bridge/pages/sourcemap.py)."""
+    """A picked element's `source` with a compiled position mapped back to the written line
+    (bridge/pages/sourcemap.py)."""
     if isinstance(value, dict) and isinstance(value.get("source"), dict):
         return {**value, "source": sourcemap.apply(value["source"])}
     return value

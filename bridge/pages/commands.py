@@ -400,7 +400,8 @@ class SourceResult(_Result):
     components: list[str]
     note: str | None = None
     #: Where a position taken from a stack is in the compiled code ({url, line, column}); the page adds that
-    #: module's source map ({url, sources, sourceRoot, mappings}) for the bridge to map it back (bridge/pages/sourcemap.py).
+    #: module's source map ({url, sources, sourceRoot, mappings}) for the bridge to map it back
+    #: (bridge/pages/sourcemap.py).
     generated: dict[str, Any] | None = None
 
 
@@ -543,7 +544,8 @@ COMMAND_TABLE: dict[str, Command] = {c.name: c for c in (
     # a skill recording (bridge/skills/recording.py starts and stops it; the human's steps come back as events). It
     # changes nothing in the app, and the tab's panel shows a card while it records.
     Command("record", None, True, None, RecordParams, RecordResult),
-    # WebMCP: the page's own tools (bridge/pages/webmcp.py); calling one is acting on its origin, whatever it says it does
+    # WebMCP: the page's own tools (bridge/pages/webmcp.py); calling one is acting on its origin, whatever it says
+    # it does
     Command("tools", None, True, "page_tools", NoParams, ToolsResult),
     Command("tool_call", "tool", False, "page_call_tool", ToolCallParams, ToolCallResult),
 )}

@@ -80,7 +80,8 @@ class Instance:
     doc: str | None = None
     #: The eventIds of the page's latest events, oldest first: a retried event is taken once (bounded).
     events_seen: dict[str, None] = field(default_factory=dict, repr=False)
-    #: The WebMCP tools its document registered (bridge/pages/webmcp.py Catalog; None: it never said), gone with the page.
+    #: The WebMCP tools its document registered (bridge/pages/webmcp.py Catalog; None: it never said), gone with the
+    #: page.
     webmcp: Any = field(default=None, repr=False)
 
     @property

@@ -10,7 +10,8 @@ JSONL trace per run in `<config_dir>/runs/` (trace.py).
 
 Modules: settings of a run (budgets.py), the model (model.py: OpenAI-compatible HTTP, or the MCP client's own
 model through sampling), prompts (prompts.py), argument coercion (coercion.py), the human gate (takeover.py),
-other MCP servers (mcp_servers.py), the seams below (seams.py); the `dbg-bridge run`/`runs` client is bridge/cli/runs.py.
+other MCP servers (mcp_servers.py), the seams below (seams.py); the `dbg-bridge run`/`runs` client is
+bridge/cli/runs.py.
 
 Seams for skills and memory (issue 23), chosen once when the bridge starts (seams.py `PROVIDERS`: import strings
 of classes built with the bridge's Settings; a module not there yet is skipped). A provider implements any of:

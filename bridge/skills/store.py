@@ -1,5 +1,6 @@
-"""Where skills and memory facts are kept: one seam, chosen once at start (`bridge/skills/seam.py` `open_settings_store`) — JSON files in the
-config dir on one bridge, a Redis hash per kind with `--cluster` (every replica sees the same)."""
+"""Where skills and memory facts are kept: one seam, chosen once at start (`bridge/skills/seam.py`
+`open_settings_store`) — JSON files in the config dir on one bridge, a Redis hash per kind with `--cluster` (every
+replica sees the same)."""
 
 from __future__ import annotations
 

@@ -64,8 +64,8 @@ def test_nothing_imports_app_or_cli_but_the_entry_points():
 
 
 def test_the_low_layers_import_nothing_above_them():
-    low = ("bridge.pages.registry", "bridge.pages.pending", "bridge.pages.protocol", "bridge.errors", "bridge.human.inbox",
-           "bridge.human.questions")
+    low = ("bridge.pages.registry", "bridge.pages.pending", "bridge.pages.protocol", "bridge.errors",
+           "bridge.human.inbox", "bridge.human.questions")
     loop = ("bridge.human.asking", "bridge.human.consent", "bridge.human.editor", "bridge.human.elicit",
             "bridge.human.events", "bridge.human.parts")
     assert offenders(low, ("bridge.pages.dispatch", "bridge.tools", "bridge.routes", "bridge.cockpit",

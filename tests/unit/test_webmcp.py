@@ -1,5 +1,5 @@
-"""bridge/pages/webmcp.py: each registration a page sends is checked on its own, with a named reason when it is left out;
-the bounds; the names a page may not take; a page's list as the protocol reads it."""
+"""bridge/pages/webmcp.py: each registration a page sends is checked on its own, with a named reason when it is left
+out; the bounds; the names a page may not take; a page's list as the protocol reads it."""
 
 from __future__ import annotations
 
