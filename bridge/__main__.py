@@ -1,3 +1,3 @@
-from bridge.cli.main import main
+from bridge.cli.entry import main
 
 raise SystemExit(main())

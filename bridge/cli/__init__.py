@@ -10,7 +10,7 @@ from typing import Any
 def __getattr__(name: str) -> Any:
     """`bridge.cli:main`, the entry point, imported only when asked (so `bridge.cli.command` stays light)."""
     if name == "main":
-        from bridge.cli.main import main
+        from bridge.cli.entry import main
 
         return main
     raise AttributeError(name)

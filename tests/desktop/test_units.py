@@ -96,7 +96,7 @@ def test_desktop_settings_come_from_env_and_flags_and_are_checked(tmp_path):
     for bad in ({"desktop_display": "elsewhere"}, {"desktop_size": "big"}, {"desktop_backend": "beos"}):
         with pytest.raises(SettingsError):
             load_settings(bad, {"DBG_CONFIG_DIR": str(tmp_path)})
-    from bridge.cli.main import build_parser
+    from bridge.cli.entry import build_parser
 
     args = build_parser().parse_args(["serve", "--desktop-allow", "gedit,kate", "--desktop-display", ":1"])
     assert args.desktop_allow == ["gedit", "kate"] and args.desktop_display == ":1"
