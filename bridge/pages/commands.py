@@ -128,7 +128,7 @@ class ActParams(ActionParams):
     #: A snapshot after the actions, in the answer.
     snapshot: bool = False
     dryRun: Annotated[bool, Field(strict=True)] = False
-    #: Real input (true), synthetic only (false), or real input when synthetic did nothing (auto): README, Acting.
+    #: Real input (true), synthetic only (false), or real input when synthetic did nothing (auto): docs/acting.md.
     trusted: Literal["auto", True, False] = "auto"
     #: Skip the actionability checks.
     force: bool = False
