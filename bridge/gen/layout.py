@@ -48,6 +48,14 @@ def describe(path: Path) -> str:
     return first_sentence(docstring(path) if path.suffix == ".py" else js_comment(path))
 
 
+def folder(path: Path) -> str:
+    """A subfolder's line: a package's first sentence, or what a folder of data files holds."""
+    if (path / "__init__.py").exists():
+        return first_sentence(docstring(path / "__init__.py"))
+    return ", ".join(f"`{f.name}`" for f in sorted(path.iterdir())
+                     if f.name != "__pycache__" and not f.name.startswith("."))
+
+
 def packages() -> list[Path]:
     """Every package folder under TOPS (a folder with an __init__.py), parents before children, in path order."""
     found = []
@@ -73,8 +81,7 @@ def render_block() -> str:
                 for module in sorted([*pkg.glob("*.py"), *pkg.glob("*.js")]) if module.name != "__init__.py"]
         folders = sorted(p for p in pkg.iterdir() if p.is_dir() and f"{rel}/{p.name}" not in SKIP
                          and p.name not in {"__pycache__", "node_modules"})
-        rows += [f"| `{p.name}/` | {cell(first_sentence(docstring(p / '__init__.py')))} |" if (p / "__init__.py").exists()
-                 else f"| `{p.name}/` | {', '.join(f'`{f.name}`' for f in sorted(p.iterdir()))} |" for p in folders]
+        rows += [f"| `{p.name}/` | {cell(folder(p))} |" for p in folders]
         if rows:
             out.append("| module | what it holds |\n|---|---|\n" + "\n".join(rows) + "\n")
     return "\n".join(out)

@@ -1,4 +1,5 @@
-"""The tool and settings reference in docs/, generated from the tool table and the Settings model."""
+"""The docs generated from the code: the tool, settings and page-command reference (docs/tools.md, settings.md,
+commands.md), the tool tables in README.md and docs/desktop.md, docs/layout.md's map and the site's home page."""
 
 from __future__ import annotations
 
@@ -118,7 +119,8 @@ def tool_table(family: str) -> str:
 
     rows = [t for t in TOOLS if (t.name.startswith("desktop_") if family == "desktop"
                                  else not t.name.startswith(("desktop_", "agent_")))]
-    return "\n".join(["| tool | what it does |", "|---|---|", *(f"| `{t.name}` | {cell(t.description)} |" for t in rows)]) + "\n"
+    lines = ["| tool | what it does |", "|---|---|", *(f"| `{t.name}` | {cell(t.description)} |" for t in rows)]
+    return "\n".join(lines) + "\n"
 
 
 def render_readme() -> str:

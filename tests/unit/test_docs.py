@@ -22,7 +22,8 @@ PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 #: Flags the docs give for programs other than dbg-bridge, and whose they are.
 FOREIGN_FLAGS = {
     "--header": "claude mcp add", "--transport": "claude mcp add / MCP Inspector", "--strict": "mkdocs build",
-    "--check": "scripts/scaffold_framework_apps.sh", "--template": "npm create vite", "--no-interactive": "npm create vite",
+    "--check": "scripts/scaffold_framework_apps.sh", "--template": "npm create vite",
+    "--no-interactive": "npm create vite",
     "--headless": "firefox", "--no-remote": "firefox", "--profile": "firefox", "--enable-features": "chromium",
     "--enable-experimental-web-platform-features": "chromium", "--snapshot-mode": "@playwright/mcp",
     "--backends": "bench/desktop.py", "--tools": "(tools/call, an MCP method in a diagram)",
@@ -109,7 +110,7 @@ def test_every_settings_flag_is_documented_as_the_parser_has_it():
 
 
 def test_every_tool_name_the_docs_use_is_a_tool_or_names_what_it_says():
-    """A `page_…`/`desktop_…` name in the docs is a tool, or a setting, an inbox kind or an error code of the code."""
+    """A `page_…`/`desktop_…` name in the docs is a tool, or a setting, an inbox kind or an error code."""
     codes = set()
     for module in (ROOT / "bridge").rglob("*.py"):
         source = module.read_text()
@@ -121,7 +122,8 @@ def test_every_tool_name_the_docs_use_is_a_tool_or_names_what_it_says():
 
 
 def test_every_tool_is_in_a_table_and_the_reference():
-    readme, desktop, reference = text(ROOT / "README.md"), text(ROOT / "docs" / "desktop.md"), text(ROOT / "docs" / "tools.md")
+    readme, desktop = text(ROOT / "README.md"), text(ROOT / "docs" / "desktop.md")
+    reference = text(ROOT / "docs" / "tools.md")
     for tool in TOOLS:
         assert f"## `{tool.name}`" in reference, tool.name
         if not tool.name.startswith("agent_"):
@@ -155,7 +157,7 @@ def test_every_setting_has_a_description():
 
 def test_every_module_says_what_it_is():
     """docs/layout.md is made of these docstrings: a module without one is a blank in the map."""
-    blank = [p.relative_to(ROOT).as_posix() for top in ("bridge", "inject", "cockpit") for p in (ROOT / top).rglob("*.py")
-             if not p.relative_to(ROOT).as_posix().startswith(("bridge/inject/", "bridge/cockpit/"))
-             and not ast.get_docstring(ast.parse(p.read_text()))]
+    modules = [p for top in ("bridge", "inject", "cockpit") for p in (ROOT / top).rglob("*.py")
+               if not p.relative_to(ROOT).as_posix().startswith(("bridge/inject/", "bridge/cockpit/"))]
+    blank = [p.relative_to(ROOT).as_posix() for p in modules if not ast.get_docstring(ast.parse(p.read_text()))]
     assert blank == []

@@ -11,8 +11,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_the_docs_site_builds_strictly(tmp_path: Path):
-    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "-f", str(ROOT / "mkdocs.yml"),
-                           "-d", str(tmp_path / "site")], capture_output=True, text=True, timeout=120)
+    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "-f",
+                           str(ROOT / "mkdocs.yml"), "-d", str(tmp_path / "site")], capture_output=True, text=True,
+                          timeout=120)
     assert done.returncode == 0, f"mkdocs build --strict failed:\n{done.stdout}{done.stderr}"
     built = {p.relative_to(tmp_path / "site").as_posix() for p in (tmp_path / "site").rglob("*.html")}
     assert {f"{p.stem}.html" for p in (ROOT / "docs").glob("*.md")} <= built
