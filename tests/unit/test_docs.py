@@ -61,8 +61,7 @@ def test_every_path_the_docs_name_exists():
     """A path from the repo's top (`bridge/...`, `scripts/...`) must exist as written; a file named by itself or from
     within its folder (`host.py`, `x11/backend.py`) must be the end of some file's path."""
     files = repo_files()
-    dirs = {str(Path(f).parent.as_posix()) for f in files} | {d for f in files for d in
-                                                              (p.as_posix() for p in Path(f).parents)}
+    dirs = {parent.as_posix() for f in files for parent in Path(f).parents}
     rooted = re.compile(r"(?<![\w/.$<>:-])(?:\./)?((?:bridge|inject|cockpit|scripts|e2e|tests|plugins|bench|docs)/"
                         r"[\w./{},<>*@+-]*)")
     named = re.compile(r"(?<![\w/.$<>:-])(?:\./)?((?:[\w.-]+/)*[\w-]+\.(?:py|js|sh|html|css|patch))\b")
