@@ -160,3 +160,10 @@ def test_every_module_says_what_it_is():
                if not p.relative_to(ROOT).as_posix().startswith(("bridge/inject/", "bridge/cockpit/"))]
     blank = [p.relative_to(ROOT).as_posix() for p in modules if not ast.get_docstring(ast.parse(p.read_text()))]
     assert blank == []
+
+
+def test_every_docs_page_the_code_names_exists():
+    """Errors and comments send readers to docs pages (`See docs/commands.md`): those pages must be there."""
+    named = {(p.relative_to(ROOT).as_posix(), page) for top in ("bridge", "scripts", "tests", "e2e")
+             for p in (ROOT / top).rglob("*.py") for page in re.findall(r"\bdocs/[\w-]+\.md\b", p.read_text())}
+    assert {(where, page) for where, page in named if not (ROOT / page).exists()} == set()
