@@ -67,6 +67,7 @@ function createDbgLauncher(config) {
     /** @type {Window} */ (hostWin).postMessage({ __dbg: 1, type: 'dbg_ready' }, window.origin);
     webmcp.onChange = () => { try { /** @type {Window} */ (hostWin).postMessage({ __dbg: 1, type: 'dbg_tools_changed' }, window.origin); } catch (_) { /* gone */ } };
     watchWebTools();
+  watchDevServer((msg) => { if (client.state === 'connected') client.send(/** @type {any} */ (msg)); }); // else the next register says it
     recordUp = (step) => /** @type {Window} */ (hostWin).postMessage({ __dbg: 1, type: 'dbg_recorded', payload: step }, window.origin);
     installFrameRecorder();
     recorder.resume();

@@ -1,0 +1,66 @@
+"""page_wait {update: true}: the dev server's next hot update (or a reload) after a cursor, waited for in the bridge
+(a reload ends any wait inside the page), from what the tab's client reports (protocol.DevMsg, RegisterRequest)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+from bridge import errors
+from bridge import page_commands as m
+from bridge.registry import Instance, dev_error_text
+from bridge.tools.page_handle import Page
+
+
+def cursor(inst: Instance) -> tuple[int, int]:
+    """(generation, updates) as the tab stands now."""
+    return inst.generation, inst.dev.updates if inst.dev is not None else 0
+
+
+async def wait_update(page: Page, params: m.WaitParams) -> dict[str, Any]:
+    """Met when the tab's update count passes `updates` (an applied update; a failed one raises [update_failed]
+    with the dev server's error at file:line) or its document generation passes `generation` (a reload)."""
+    started = time.monotonic()
+    inst = page.target.inst
+    gen_now, updates_now = cursor(inst)
+    after_gen = gen_now if params.generation is None else params.generation
+    after_updates = updates_now if params.updates is None else params.updates
+    deadline = started + params.timeout
+    while True:
+        inst = page.target.inst
+        generation, updates = cursor(inst)
+        if generation > after_gen and inst.live:
+            return {"met": True, "ms": ms(started), "value": {"reloaded": True, "generation": generation,
+                                                              "updates": updates}}
+        if updates > after_updates and inst.dev is not None:
+            if inst.dev.error is not None:
+                raise errors.BridgeError(
+                    f"The dev server's update failed: {dev_error_text(inst.dev)}. The page still runs the code "
+                    f"before it. Fix the file and call page_wait {{update: true, updates: {updates}}} for the next "
+                    "update.", code="update_failed")
+            return {"met": True, "ms": ms(started), "value": {"updates": updates, "updatedAt": inst.dev.updatedAt,
+                                                              "server": inst.dev.server}}
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise errors.BridgeError(timeout_text(inst, params.timeout, after_updates, after_gen), code="wait_timeout")
+        changed = inst.changed
+        try:
+            await asyncio.wait_for(changed.wait(), min(left, 1.0))
+        except TimeoutError:
+            pass
+
+
+def timeout_text(inst: Instance, timeout: float, after_updates: int, after_gen: int) -> str:
+    """Why no update came, and what to do."""
+    if inst.dev is None:
+        return (f"No hot update came within {timeout:g} s, and this page has no dev server client the bridge can "
+                "see (Vite's /@vite/client, or webpack-dev-server with hot: true and dbg-bridge-webpack-plugin). "
+                "Reload the page after a change instead (page_navigate reload).")
+    return (f"No hot update came within {timeout:g} s (the page is at updates {inst.dev.updates}, generation "
+            f"{inst.generation}; waited for more than {after_updates} / {after_gen}). Check that the file you "
+            "edited is one the page imports and that the dev server is running, then wait again.")
+
+
+def ms(started: float) -> int:
+    return int((time.monotonic() - started) * 1000)

@@ -1,0 +1,153 @@
+// @ts-check
+// dbg-bridge page client, part: the dev server — this tab's document generation (1 at its first load, +1 at each
+// reload or same-origin navigation) and its dev server's hot updates, applied or failed (with the error at
+// file:line), counted across the tab's documents and sent to the bridge (page_list, every page answer, page_wait
+// update). Vite: its own client module's events (vite:afterUpdate) and its HMR socket's error messages; webpack: the
+// status events dbg-bridge-webpack-plugin's entry forwards and webpack-dev-server's socket messages. Shares one IIFE
+// with the other parts (inject/__init__.py).
+
+/** @typedef {{message: string, file?: string | null, line?: number | null, column?: number | null}} DevErrorInfo */
+
+const DEV_KEY = '__dbg_dev';
+
+/** The tab's counters (sessionStorage: they outlive this document), and the update cycle under way. */
+const dev = (() => {
+  /** @type {Record<string, any>} */
+  let saved = {};
+  try { saved = JSON.parse(sessionStorage.getItem(DEV_KEY) || '{}') || {}; } catch (_) { /* storage off */ }
+  const top = window === window.top;
+  return {
+    top,
+    generation: (Number(saved.generation) || 0) + (top ? 1 : 0),
+    updates: Number(saved.updates) || 0,
+    /** @type {number | null} */ updatedAt: saved.updatedAt || null,
+    server: String(saved.server || ''),
+    /** @type {DevErrorInfo | null} */ error: null,
+    /** an update message came and its failure (if any) is not known yet: its error counts once, its apply not */
+    failedCycle: false,
+    /** @type {((msg: Record<string, any>) => void) | null} */ send: null,
+  };
+})();
+
+/** Keep the counters for the tab's next document. */
+function devSave() {
+  if (!dev.top) return;
+  try {
+    sessionStorage.setItem(DEV_KEY, JSON.stringify({ generation: dev.generation, updates: dev.updates, updatedAt: dev.updatedAt, server: dev.server }));
+  } catch (_) { /* storage off or full: counts restart with the next document */ }
+}
+devSave();
+
+/** What the bridge is told (RegisterRequest.dev, DevMsg.dev); null before any dev server client was seen. */
+function devInfo() {
+  if (!dev.server) return null;
+  return { server: dev.server, updates: dev.updates, updatedAt: dev.updatedAt, error: dev.error };
+}
+
+/** One update came: applied (error null) or failed. @param {string} server @param {DevErrorInfo | null} error */
+function devUpdate(server, error) {
+  if (!dev.top) return;
+  dev.server = server;
+  dev.updates++;
+  dev.updatedAt = Date.now();
+  dev.error = error;
+  devSave();
+  const info = devInfo();
+  if (dev.send && info) dev.send({ type: 'dev', dev: info });
+}
+
+/** A dev server client was found (counts still 0): the bridge lists the page as one with hot updates. @param {string} server */
+function devHooked(server) {
+  if (!dev.top || dev.server === server) return;
+  dev.server = server;
+  devSave();
+  const info = devInfo();
+  if (dev.send && info) dev.send({ type: 'dev', dev: info });
+}
+
+/** A file path as the dev server gave it, relative to the page's origin when it is a URL. @param {any} file */
+function devFile(file) {
+  const f = String(file || '');
+  try { const u = new URL(f); if (u.origin === location.origin) return u.pathname.replace(/^\//, ''); } catch (_) { /* a path */ }
+  return f;
+}
+
+/** Vite's error payload ({message, id, loc: {file, line, column}}) in our shape. @param {any} err */
+function viteError(err) {
+  const loc = (err && err.loc) || {};
+  return { message: String((err && err.message) || 'the update failed').slice(0, 4000), file: devFile(loc.file || (err && err.id) || '') || null,
+    line: Number.isFinite(loc.line) ? loc.line : null, column: Number.isFinite(loc.column) ? loc.column + 1 : null };
+}
+
+/** webpack's first compile error (a string, or {message, moduleName, loc: "12:5"}). @param {any} e */
+function webpackError(e) {
+  const text = typeof e === 'string' ? e : String((e && e.message) || 'the compile failed');
+  const clean = text.replace(/\u001b\[[0-9;]*m/g, '');
+  const mod = e && typeof e === 'object' ? String(e.moduleName || e.moduleIdentifier || '') : '';
+  const at = /(?:^|\n)\s*(?:ERROR in |Module build failed[^\n]*\n[^\n]*?)?(\.{0,2}\/[^\s:()]+)[\s:(]+(\d+):(\d+)/.exec(clean);
+  const loc = e && typeof e === 'object' && typeof e.loc === 'string' ? /^(\d+):(\d+)/.exec(e.loc) : null;
+  const file = (mod || (at ? at[1] : '')).replace(/^\.\//, '').replace(/^.*!/, '');
+  return { message: clean.slice(0, 4000), file: file || null,
+    line: loc ? Number(loc[1]) : at ? Number(at[2]) : null, column: loc ? Number(loc[2]) + 1 : at ? Number(at[3]) : null };
+}
+
+/** A message on a socket the page opened (network.js calls this for every one): a dev server's HMR messages
+ * start an update cycle or fail it. Vite sends its error before the failed module's answer, so it is known before
+ * vite:afterUpdate says the (failed) update is done. @param {Record<string, any>} entry @param {any} data */
+function devServerMessage(entry, data) {
+  if (typeof data !== 'string' || data.length > 200000 || !dev.top) return;
+  const vite = /vite-hmr/.test(String(entry.protocol || ''));
+  const webpack = !vite && /^wss?:\/\/[^/]+\/ws\/?$/.test(String(entry.url || ''));
+  if (!vite && !webpack) return;
+  if (!/"type"\s*:\s*"(?:update|error|errors|invalid|ok|still-ok)"/.test(data)) return;
+  let msg;
+  try { msg = JSON.parse(data); } catch (_) { return; }
+  if (vite) {
+    if (msg.type === 'update') dev.failedCycle = false;
+    else if (msg.type === 'error') { dev.failedCycle = true; devUpdate('vite', viteError(msg.err)); }
+  } else if (msg.type === 'invalid') dev.failedCycle = false;
+  else if (msg.type === 'errors' && Array.isArray(msg.data) && msg.data.length) { dev.failedCycle = true; devUpdate('webpack', webpackError(msg.data[0])); }
+}
+
+/** Vite's page client is a module this classic script can import too (the same URL is the same instance): its hot
+ * context gives the update events. A page without it (no Vite, or a build) has nothing to hook. */
+async function hookVite() {
+  const script = /** @type {HTMLScriptElement | null} */ (document.querySelector('script[type="module"][src*="/@vite/client"]'));
+  if (!script || !dev.top) return;
+  try {
+    const client = await import(script.src);
+    if (typeof client.createHotContext !== 'function') return;
+    const hot = client.createHotContext('/@dbg-bridge/devserver');
+    hot.on('vite:afterUpdate', () => {
+      if (dev.failedCycle) { dev.failedCycle = false; return; } // its error was the update's answer
+      devUpdate('vite', null);
+    });
+    devHooked('vite');
+  } catch (_) { /* not Vite's client after all, or it failed to load: no hot updates to report */ }
+}
+
+/** webpack: dbg-bridge-webpack-plugin's entry dispatches `dbg:dev` with the hot runtime's status changes. */
+function hookWebpack() {
+  let last = '';
+  window.addEventListener('dbg:dev', (ev) => {
+    const d = /** @type {CustomEvent} */ (ev).detail || {};
+    if (d.server !== 'webpack') return;
+    const status = String(d.status || '');
+    if (status === 'hooked') devHooked('webpack');
+    else if (status === 'idle' && last === 'apply') {
+      if (dev.failedCycle) dev.failedCycle = false; else devUpdate('webpack', null);
+    } else if ((status === 'fail' || status === 'abort') && !dev.failedCycle) {
+      devUpdate('webpack', { message: 'webpack could not apply the hot update (' + status + '); the page needs a reload', file: null, line: null, column: null });
+    }
+    last = status;
+  });
+}
+
+/** Start watching (the host page only: frames share the tab's dev server). @param {(msg: Record<string, any>) => void} send */
+function watchDevServer(send) {
+  if (!dev.top) return;
+  dev.send = send;
+  hookWebpack();
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', () => void hookVite());
+  else void hookVite();
+}
