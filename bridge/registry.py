@@ -495,7 +495,9 @@ def dev_error_text(dev: DevInfo) -> str:
     if err is None:
         return ""
     where = ":".join(str(p) for p in (err.file, err.line, err.column) if p not in (None, ""))
-    first = (err.message.strip().splitlines() or [""])[0][:300]
+    lines = [ln.strip() for ln in err.message.splitlines() if ln.strip()]
+    # "Transform failed with 1 error:" says nothing the next line does not: take the first line that names the error
+    first = next((ln for ln in lines if not re.match(r"(?i)(transform|build) failed with \d+ errors?:?$", ln)), "")[:300]
     return f"{first} at {where}" if where else first
 
 

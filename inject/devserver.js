@@ -65,18 +65,53 @@ function devHooked(server) {
   if (dev.send && info) dev.send({ type: 'dev', dev: info });
 }
 
-/** A file path as the dev server gave it, relative to the page's origin when it is a URL. @param {any} file */
+/** How long the DOM must be still after an update's modules ran before it counts as applied (React Fast Refresh
+ * re-renders on a short debounce after Vite says the update is done), and at most how long to wait for that. */
+const UPDATE_QUIET_MS = 50;
+const UPDATE_QUIET_CAP_MS = 1000;
+
+/** Call `done` once the page's DOM has been still for UPDATE_QUIET_MS (at most UPDATE_QUIET_CAP_MS from now).
+ * @param {() => void} done */
+function domQuiet(done) {
+  const started = Date.now();
+  let last = started;
+  const mo = new MutationObserver(() => { last = Date.now(); });
+  mo.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+  const tick = () => {
+    const now = Date.now();
+    if (now - last >= UPDATE_QUIET_MS || now - started >= UPDATE_QUIET_CAP_MS) { mo.disconnect(); done(); } else setTimeout(tick, 10);
+  };
+  setTimeout(tick, UPDATE_QUIET_MS);
+}
+
+/** A file path as the dev server gave it, written as the page loads it (relative to the project's root): a URL of
+ * the page's origin by its path, an absolute path by the longest tail that is a path the page loaded a module from
+ * (Vite serves /src/App.jsx for <root>/src/App.jsx). @param {any} file */
 function devFile(file) {
-  const f = String(file || '');
+  const f = String(file || '').replace(/\?.*$/, '');
   try { const u = new URL(f); if (u.origin === location.origin) return u.pathname.replace(/^\//, ''); } catch (_) { /* a path */ }
-  return f;
+  if (!f.startsWith('/')) return f;
+  let best = '';
+  for (const r of /** @type {any[]} */ (performance.getEntriesByType('resource'))) {
+    let path = '';
+    try { const u = new URL(r.name); if (u.origin === location.origin) path = decodeURIComponent(u.pathname); } catch (_) { continue; }
+    if (path.length > best.length && path.length > 1 && f.endsWith(path)) best = path;
+  }
+  return best ? best.slice(1) : f;
 }
 
 /** Vite's error payload ({message, id, loc: {file, line, column}}) in our shape. @param {any} err */
 function viteError(err) {
   const loc = (err && err.loc) || {};
-  return { message: String((err && err.message) || 'the update failed').slice(0, 4000), file: devFile(loc.file || (err && err.id) || '') || null,
-    line: Number.isFinite(loc.line) ? loc.line : null, column: Number.isFinite(loc.column) ? loc.column + 1 : null };
+  const message = String((err && err.message) || 'the update failed').replace(/\u001b\[[0-9;]*m/g, '');
+  const file = String(loc.file || (err && err.id) || '');
+  if (Number.isFinite(loc.line)) {
+    return { message: message.slice(0, 4000), file: devFile(file) || null, line: loc.line, column: Number.isFinite(loc.column) ? loc.column + 1 : null };
+  }
+  // Rolldown (Vite 8) writes the position into the message only: "╭─[ src/App.jsx:11:22 ]"
+  const at = /((?:[A-Za-z]:)?[^\s:\][()'"]+\.[A-Za-z0-9]+):(\d+):(\d+)/.exec(message);
+  return { message: message.slice(0, 4000), file: devFile(at ? at[1] : file) || null,
+    line: at ? Number(at[2]) : null, column: at ? Number(at[3]) : null };
 }
 
 /** webpack's first compile error (a string, or {message, moduleName, loc: "12:5"}). @param {any} e */
@@ -120,7 +155,7 @@ async function hookVite() {
     const hot = client.createHotContext('/@dbg-bridge/devserver');
     hot.on('vite:afterUpdate', () => {
       if (dev.failedCycle) { dev.failedCycle = false; return; } // its error was the update's answer
-      devUpdate('vite', null);
+      domQuiet(() => devUpdate('vite', null));
     });
     devHooked('vite');
   } catch (_) { /* not Vite's client after all, or it failed to load: no hot updates to report */ }
@@ -135,7 +170,7 @@ function hookWebpack() {
     const status = String(d.status || '');
     if (status === 'hooked') devHooked('webpack');
     else if (status === 'idle' && last === 'apply') {
-      if (dev.failedCycle) dev.failedCycle = false; else devUpdate('webpack', null);
+      if (dev.failedCycle) dev.failedCycle = false; else domQuiet(() => devUpdate('webpack', null));
     } else if ((status === 'fail' || status === 'abort') && !dev.failedCycle) {
       devUpdate('webpack', { message: 'webpack could not apply the hot update (' + status + '); the page needs a reload', file: null, line: null, column: null });
     }
