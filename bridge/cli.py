@@ -110,6 +110,14 @@ def build_parser() -> argparse.ArgumentParser:
     token = sub.add_parser("token", help="Print the MCP bearer token (creating it if missing).",
                            description="Print the MCP bearer token, creating the token file (0600) if missing.")
     _add_settings_flags(token, {"config_dir", "token"}, "token")
+    plugin = sub.add_parser(
+        "plugin", help="Pack the Vite or webpack plugin as an npm tarball and print its path.",
+        description="Write vite-plugin-dbg-bridge-VERSION.tgz (or dbg-bridge-webpack-plugin-VERSION.tgz) into --out "
+                    "(default: the current folder) and print its path, for: npm i -D \"$(dbg-bridge plugin vite)\". "
+                    "The plugin starts this bridge (this Python) when none answers.")
+    plugin.add_argument("name", choices=["vite", "webpack"], help="Which plugin.")
+    plugin.add_argument("--out", default=None, metavar="DIR", help="Where to write the tarball (default: .).")
+    _add_settings_flags(plugin, {"config_dir"}, "plugin")
     from bridge.agent.skill_cli import add_parsers
 
     add_parsers(sub, _add_settings_flags)
@@ -155,6 +163,10 @@ def main(argv: list[str] | None = None) -> int:
 
         print(load_or_create_token(settings))
         return 0
+    if cmd == "plugin":
+        from bridge.plugin_pack import run_plugin
+
+        return run_plugin(args.name, args.out, settings)
     if cmd in ("record", "skill", "memory"):
         from bridge.agent.skill_cli import main as skills_main
 
