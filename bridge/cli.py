@@ -10,9 +10,12 @@ import socket
 import sys
 from typing import Any
 
-from bridge import __version__, shared_state
+from bridge import __version__, running, shared_state
 from bridge.command import invocation
 from bridge.settings import ENV_PREFIX, Settings, SettingsError, is_list, is_table, load_settings
+
+#: The port a bridge takes when none is given (the plugins' default).
+DEFAULT_PORT = Settings.model_fields["port"].default
 
 LOG_FORMAT = "%(asctime)s %(levelname)-7s %(name)s: %(message)s"
 
@@ -205,6 +208,8 @@ def banner(settings: Settings, token: str | None) -> str:
         f"  Access token   {token}" if token else "  Access token   none (--no-auth)",
         f"  Demo page      {base}/demo",
         f"  Inject         <script src=\"{base}/inject/dbg_client.js\"></script>",
+        *([f"  Plugins        DBG_BRIDGE_URL={base} (before starting the dev server), or the plugin's bridge "
+           f"option: dbgBridge({{ bridge: '{base}' }})"] if settings.port != DEFAULT_PORT else []),
         "",
         "Connect an MCP client:",
         f"  Claude Code    {claude}",
@@ -279,11 +284,13 @@ def serve(settings: Settings, ready_file: str | None = None) -> int:
             if ready_file:
                 with open(ready_file, "w") as f:
                     f.write(settings.base_url())
+            running.write(settings)
         settler = asyncio.create_task(_settle_heap())
         try:
             await task
         finally:
             settler.cancel()
+            running.clear(settings)
 
     try:
         # uvicorn's own loop choice (uvloop when installed, as with uvicorn[standard]): Server.serve() alone leaves
