@@ -71,7 +71,8 @@ class DevError(_Msg):
 
 
 class DevInfo(_Msg):
-    """The dev server's hot updates in one tab, counted across its documents (a reload keeps the count)."""
+    """The dev server's hot updates in one tab, counted across its documents: a reload (or navigation) of a tab that
+    has a dev server counts as one too, so one count waits for either."""
 
     #: Which dev server's client the page hooked (vite, webpack).
     server: Annotated[str, Field(max_length=32)] = ""
@@ -81,6 +82,8 @@ class DevInfo(_Msg):
     updatedAt: Annotated[int, Field(ge=0)] | None = None
     #: The last one failed: why (None when it applied).
     error: DevError | None = None
+    #: The last count was a new document of the tab (a reload or navigation), not a hot update.
+    reloaded: bool = False
 
 
 class RegisterRequest(_Msg):

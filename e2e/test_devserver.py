@@ -70,9 +70,10 @@ def test_edit_then_wait_for_the_update_then_click_a_fetch_that_answers_settled_a
     assert before["generation"] >= 1 and before["updates"] >= 0, before
     original = edit(vite, '      <button id="later"', SYNC + '      <button id="later"')
     try:
-        waited = ok(mcp.call("page_wait", {"pageId": app.page_id, "update": True, "updates": before["updates"],
+        waited = ok(mcp.call("page_wait", {"pageId": app.page_id, "update": before["updates"],
                                            "timeout": 20}))
         assert waited["met"] is True and waited["value"]["updates"] == before["updates"] + 1, waited
+        assert waited["value"]["reloaded"] is False, waited
         assert waited["pageId"] == app.page_id and waited["generation"] == before["generation"]  # no reload
         assert waited["updates"] == before["updates"] + 1 and waited["updatedAt"] > 0
         started = time.monotonic()
@@ -84,7 +85,7 @@ def test_edit_then_wait_for_the_update_then_click_a_fetch_that_answers_settled_a
         after = row(mcp, app.page_id)
         assert (after["generation"], after["updates"]) == (before["generation"], before["updates"] + 1)
     finally:
-        fixed_update(vite, mcp, app, original, before["updates"] + 1, before["generation"])
+        fixed_update(vite, mcp, app, original, before["updates"] + 1)
 
 
 def test_a_syntax_error_in_the_edited_file_answers_the_wait_with_its_file_and_line(vite, app, mcp):
@@ -94,7 +95,7 @@ def test_a_syntax_error_in_the_edited_file_answers_the_wait_with_its_file_and_li
     line = original[:original.index(marker)].count("\n") + 2  # the broken line comes right after the marker
     edit(vite, marker, marker + "  const broken = (;\n")
     try:
-        failed = mcp.call("page_wait", {"pageId": app.page_id, "update": True, "updates": before["updates"],
+        failed = mcp.call("page_wait", {"pageId": app.page_id, "update": before["updates"],
                                         "timeout": 20})
         text = text_of(failed)
         assert failed.is_error and text.startswith("[update_failed]"), text
@@ -105,19 +106,26 @@ def test_a_syntax_error_in_the_edited_file_answers_the_wait_with_its_file_and_li
     finally:
         vite.write(APP, original)
     # the fix: Vite reloads a page that shows its error overlay (a new generation), or applies it in place
-    fixed = fixed_update(vite, mcp, app, original, cursor, before["generation"])
+    fixed = fixed_update(vite, mcp, app, original, cursor)
     assert fixed["met"] is True and fixed["pageId"] == app.page_id, fixed
-    assert "updateError" not in row(mcp, app.page_id) or fixed["value"].get("reloaded"), fixed
+    assert "updateError" not in row(mcp, app.page_id), fixed
     ok(mcp.call("page_wait", {"pageId": app.page_id, "selector": "#counter", "timeout": 20}))
 
 
-def fixed_update(vite: ViteApp, mcp, app, original: str, updates: int, generation: int) -> dict:
+def fixed_update(vite: ViteApp, mcp, app, original: str, updates: int) -> dict:
     """Wait for the update the restored file makes. Vite's file watcher can miss a write that follows the previous
     one shortly after (e2e/test_frameworks.py restore): write it once more if none came."""
     for wait_s in (5, 15):
         vite.write(APP, original)
-        out = mcp.call("page_wait", {"pageId": app.page_id, "update": True, "updates": updates,
-                                     "generation": generation, "timeout": wait_s})
+        out = mcp.call("page_wait", {"pageId": app.page_id, "update": updates, "timeout": wait_s})
         if not out.is_error or not text_of(out).startswith("[wait_timeout]"):
             return ok(out)
     raise AssertionError("no update came for the restored file")
+
+
+def test_a_reload_counts_as_an_update_and_a_new_generation_under_the_same_page_id(app, mcp):
+    before = row(mcp, app.page_id)
+    app.reload()  # the human's reload (or Vite's full reload): the tab's next document
+    waited = ok(mcp.call("page_wait", {"pageId": app.page_id, "update": before["updates"], "timeout": 20}))
+    assert waited["value"] == {**waited["value"], "reloaded": True, "updates": before["updates"] + 1}, waited
+    assert waited["pageId"] == app.page_id and waited["generation"] == before["generation"] + 1, waited

@@ -8,7 +8,7 @@
  * @typedef {ResultMsg | FramesMsg | ByeMsg | LeavingMsg | EventMsg | ToolsMsg | DevMsg} UpMessage
  * @typedef {{frameId: string, parent?: string | null, url: string, title: string, origin: string, crossOrigin: boolean, ready: boolean}} FrameInfo
  * @typedef {{message: string, file?: string | null, line?: number | null, column?: number | null}} DevError
- * @typedef {{server: string, updates: number, updatedAt?: number | null, error?: DevError | null}} DevInfo
+ * @typedef {{server: string, updates: number, updatedAt?: number | null, error?: DevError | null, reloaded: boolean}} DevInfo
  * @typedef {{v: number, instanceId?: string | null, secret?: string | null, reclaim: boolean, url: string, title: string, origin: string, port?: number | null, attach: string, frames: Array<FrameInfo>, complete: boolean, doc?: string | null, generation?: number | null, dev?: DevInfo | null}} RegisterRequest
  * @typedef {{code: string, message: string, stack?: string | null, size?: number | null}} ErrorInfo
  * @typedef {{type: 'result', requestId: string, ok: boolean, result?: any, error?: ErrorInfo | null}} ResultMsg
@@ -43,12 +43,12 @@
  * @typedef {{since: number, level?: string | null, limit: number, stack: boolean}} ConsoleParams
  * @typedef {{seq: number, level: string, text: string, time: number, url?: string | null, stack?: string | null}} ConsoleEntry
  * @typedef {{entries: Array<ConsoleEntry>, cursor: number, more: boolean}} ConsoleResult
- * @typedef {{text?: string | null, exact: boolean, selector?: string | null, ref?: string | null, url?: string | null, networkIdle: boolean, update: boolean, updates?: number | null, generation?: number | null, state: 'visible' | 'hidden' | 'enabled', loadState?: 'load' | 'domcontentloaded' | null, timeout: number}} WaitParams
+ * @typedef {{text?: string | null, exact: boolean, selector?: string | null, ref?: string | null, url?: string | null, networkIdle: boolean, update?: number | null, state: 'visible' | 'hidden' | 'enabled', loadState?: 'load' | 'domcontentloaded' | null, timeout: number}} WaitParams
  * @typedef {{met: boolean, ms: number, value?: any}} WaitResult
  * @typedef {{action: 'goto' | 'back' | 'forward' | 'reload', url?: string | null, waitUntil: 'load' | 'domcontentloaded' | 'commit'}} NavigateParams
  * @typedef {{from: string, action: string, to?: string | null, doc?: string | null, crossDocument?: boolean | null}} NavigateResult
  * @typedef {{since: number, filter?: string | null, failedOnly: boolean, id?: number | null, resources: boolean, limit: number, devServer: boolean}} NetworkParams
- * @typedef {{id?: number | null, kind: string, method?: string | null, url: string, status?: number | null, ms?: number | null, size?: number | null, error?: string | null, pending?: boolean | null, open?: boolean | null}} NetworkRow
+ * @typedef {{id?: number | null, kind: string, method?: string | null, url: string, status?: number | null, ms?: number | null, size?: number | null, error?: string | null, pending?: boolean | null}} NetworkRow
  * @typedef {{requests?: Array<NetworkRow> | null, cursor?: number | null, more?: boolean | null, inflight?: number | null, resources?: Array<Record<string, any>> | null, request?: Record<string, any> | null, devServerHidden?: number | null}} NetworkResult
  * @typedef {{ref?: string | null, selector?: string | null}} ElementParams
  * @typedef {{ref: string, element: string, file?: string | null, line?: number | null, column?: number | null, via: string, components: Array<string>, note?: string | null, generated?: Record<string, any> | null}} SourceResult

@@ -16,12 +16,15 @@ const dev = (() => {
   let saved = {};
   try { saved = JSON.parse(sessionStorage.getItem(DEV_KEY) || '{}') || {}; } catch (_) { /* storage off */ }
   const top = window === window.top;
+  const server = String(saved.server || '');
+  const reloaded = top && !!server; // a new document of a tab that has a dev server: it counts as an update
   return {
     top,
     generation: (Number(saved.generation) || 0) + (top ? 1 : 0),
-    updates: Number(saved.updates) || 0,
-    /** @type {number | null} */ updatedAt: saved.updatedAt || null,
-    server: String(saved.server || ''),
+    updates: (Number(saved.updates) || 0) + (reloaded ? 1 : 0),
+    /** @type {number | null} */ updatedAt: reloaded ? Date.now() : saved.updatedAt || null,
+    server,
+    reloaded,
     /** @type {DevErrorInfo | null} */ error: null,
     /** an update message came and its failure (if any) is not known yet: its error counts once, its apply not */
     failedCycle: false,
@@ -41,7 +44,7 @@ devSave();
 /** What the bridge is told (RegisterRequest.dev, DevMsg.dev); null before any dev server client was seen. */
 function devInfo() {
   if (!dev.server) return null;
-  return { server: dev.server, updates: dev.updates, updatedAt: dev.updatedAt, error: dev.error };
+  return { server: dev.server, updates: dev.updates, updatedAt: dev.updatedAt, error: dev.error, reloaded: dev.reloaded };
 }
 
 /** One update came: applied (error null) or failed. @param {string} server @param {DevErrorInfo | null} error */
@@ -51,6 +54,7 @@ function devUpdate(server, error) {
   dev.updates++;
   dev.updatedAt = Date.now();
   dev.error = error;
+  dev.reloaded = false;
   devSave();
   const info = devInfo();
   if (dev.send && info) dev.send({ type: 'dev', dev: info });

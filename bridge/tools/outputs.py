@@ -56,14 +56,10 @@ def plain(schema: Any) -> Any:
                       if k not in ("title", "default") and (k != "description" or not isinstance(v, str))})
 
 
-#: What every page answer may say of the tab's document (bridge/registry.py document_info).
-DOCUMENT = ("generation:int", "updates:int", "updatedAt:int", "updateError:str")
-
-
 def of_page(model: type[BaseModel], *optional: str, **fields: str | dict[str, Any]) -> dict[str, Any]:
     """A page tool's answer: `model` (a command's result) plus pageId, and any extra fields the tool adds."""
     schema = plain(m.wire_schema(model, "serialization"))
-    extra = obj(*DOCUMENT, *optional, pageId="str", **fields)
+    extra = obj(*optional, pageId="str", **fields)
     schema["properties"] = {**extra["properties"], **schema.get("properties", {})}
     schema["required"] = [*extra["required"], *schema.get("required", [])]
     return schema

@@ -178,9 +178,9 @@ async def page_act(
 
 
 async def page_wait(page: Page, params: m.WaitParams) -> dict[str, Any]:
-    """Wait until text, a selector or a ref is visible/hidden/enabled, the URL matches, the network is idle, or
-    the dev server applied its next hot update."""
-    if params.update:
+    """Wait for text, a selector or a ref (visible/hidden/enabled), a URL, network idle, or the dev server's next
+    update."""
+    if params.update is not None:
         if any((params.text, params.selector, params.ref, params.url, params.networkIdle)):
             raise errors.BridgeError("update waits for the dev server alone: leave out text, selector, ref, url and "
                                      "networkIdle (wait for those in a second call).",

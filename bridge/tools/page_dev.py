@@ -1,4 +1,4 @@
-"""page_wait {update: true}: the dev server's next hot update (or a reload) after a cursor, waited for in the bridge
+"""page_wait {update: N}: the dev server's next hot update (or a reload) after the count N, waited for in the bridge
 (a reload ends any wait inside the page), from what the tab's client reports (protocol.DevMsg, RegisterRequest)."""
 
 from __future__ import annotations
@@ -19,31 +19,28 @@ def cursor(inst: Instance) -> tuple[int, int]:
 
 
 async def wait_update(page: Page, params: m.WaitParams) -> dict[str, Any]:
-    """Met when the tab's update count passes `updates` (an applied update; a failed one raises [update_failed]
-    with the dev server's error at file:line) or its document generation passes `generation` (a reload)."""
+    """Met when the tab's update count passes `update` (an applied hot update or a reload; a failed update raises
+    [update_failed] with the dev server's error at file:line)."""
     started = time.monotonic()
     inst = page.target.inst
-    gen_now, updates_now = cursor(inst)
-    after_gen = gen_now if params.generation is None else params.generation
-    after_updates = updates_now if params.updates is None else params.updates
+    after_gen = inst.generation
+    after_updates = params.update or 0
     deadline = started + params.timeout
     while True:
         inst = page.target.inst
         generation, updates = cursor(inst)
-        if generation > after_gen and inst.live:
-            return {"met": True, "ms": ms(started), "value": {"reloaded": True, "generation": generation,
-                                                              "updates": updates}}
-        if updates > after_updates and inst.dev is not None:
-            if inst.dev.error is not None:
-                raise errors.BridgeError(
-                    f"The dev server's update failed: {dev_error_text(inst.dev)}. The page still runs the code "
-                    f"before it. Fix the file and call page_wait {{update: true, updates: {updates}}} for the next "
-                    "update.", code="update_failed")
-            return {"met": True, "ms": ms(started), "value": {"updates": updates, "updatedAt": inst.dev.updatedAt,
-                                                              "server": inst.dev.server}}
+        if updates > after_updates and inst.dev is not None and inst.dev.error is not None:
+            raise errors.BridgeError(
+                f"The dev server's update failed: {dev_error_text(inst.dev)}. The page still runs the code before "
+                f"it. Fix the file, then page_wait {{update: {updates}}} for the next update.", code="update_failed")
+        if inst.live and (updates > after_updates or generation > after_gen):
+            dev = inst.dev
+            return {"met": True, "ms": ms(started), "value": {
+                "updates": updates, "reloaded": bool(dev.reloaded) if dev is not None else True,
+                **({"updatedAt": dev.updatedAt, "server": dev.server} if dev is not None else {})}}
         left = deadline - time.monotonic()
         if left <= 0:
-            raise errors.BridgeError(timeout_text(inst, params.timeout, after_updates, after_gen), code="wait_timeout")
+            raise errors.BridgeError(timeout_text(inst, params.timeout, after_updates), code="wait_timeout")
         changed = inst.changed
         try:
             await asyncio.wait_for(changed.wait(), min(left, 1.0))
@@ -51,14 +48,14 @@ async def wait_update(page: Page, params: m.WaitParams) -> dict[str, Any]:
             pass
 
 
-def timeout_text(inst: Instance, timeout: float, after_updates: int, after_gen: int) -> str:
+def timeout_text(inst: Instance, timeout: float, after_updates: int) -> str:
     """Why no update came, and what to do."""
     if inst.dev is None:
         return (f"No hot update came within {timeout:g} s, and this page has no dev server client the bridge can "
                 "see (Vite's /@vite/client, or webpack-dev-server with hot: true and dbg-bridge-webpack-plugin). "
                 "Reload the page after a change instead (page_navigate reload).")
-    return (f"No hot update came within {timeout:g} s (the page is at updates {inst.dev.updates}, generation "
-            f"{inst.generation}; waited for more than {after_updates} / {after_gen}). Check that the file you "
+    return (f"No hot update came within {timeout:g} s (the page is at updates {inst.dev.updates}; waited for more "
+            f"than {after_updates}). Check that the file you "
             "edited is one the page imports and that the dev server is running, then wait again.")
 
 
