@@ -115,6 +115,10 @@ function candidates(command) {
   return out;
 }
 
+/** `text` in an ANSI style on a terminal that wants colours (not with NO_COLOR, not into a file or pipe).
+ * @param {string} code @param {string} text */
+const tint = (code, text) => (process.env.NO_COLOR || !process.stdout.isTTY ? text : `\u001b[${code}m${text}\u001b[0m`);
+
 /** A command line as a shell would take it back. @param {string[]} argv */
 const shellLine = (argv) => argv.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ');
 
@@ -208,7 +212,7 @@ export default function dbgBridge(options = {}) {
         print();
         void ready.then((problem) => {
           if (problem) log.warn(`  [dbg-bridge] ${problem}`);
-          else log.info(`  \u001b[32m➜\u001b[0m  \u001b[1mdbg-bridge\u001b[0m: ${bridge}/ (cockpit) · MCP ${bridge}/mcp${child ? ' (started by this dev server)' : ''}`);
+          else log.info(`  ${tint('32', '➜')}  ${tint('1', 'dbg-bridge')}: ${bridge}/ (cockpit) · MCP ${bridge}/mcp${child ? ' (started by this dev server)' : ''}`);
         });
       };
     },
