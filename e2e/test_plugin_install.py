@@ -194,3 +194,25 @@ def answers(base: str) -> bool:
         return httpx.get(base + "/bridge/health", timeout=1).status_code == 200
     except httpx.HTTPError:
         return False
+
+
+def test_the_readme_line_installs_the_webpack_plugin_as_a_copy_that_loads(tmp_path):
+    repo = archive(["bridge", "plugins/webpack"], tmp_path / "repo")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "dbg-bridge").write_text(f"#!/bin/sh\nPYTHONPATH={repo} exec {sys.executable} -m bridge \"$@\"\n")
+    (bin_dir / "dbg-bridge").chmod(0o755)
+    app = tmp_path / "app"
+    app.mkdir()
+    (app / "package.json").write_text('{"name": "fresh-webpack-app", "private": true}\n')
+    line = readme_line("webpack")
+    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "npm_config_audit": "false",
+           "npm_config_fund": "false", "npm_config_loglevel": "error"}
+    done = subprocess.run(["bash", "-c", line], cwd=app, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, f"{line} failed:\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
+    plugin = app / "node_modules" / "dbg-bridge-webpack-plugin"
+    assert plugin.is_dir() and not plugin.is_symlink() and (plugin / "src" / "hmr.js").is_file()
+    out = subprocess.run(["node", "-e", "const P = require('dbg-bridge-webpack-plugin'); "
+                          "console.log(P.injectHtml('<html><head></head></html>', '<script></script>'))"],
+                         cwd=app, capture_output=True, text=True, timeout=30)
+    assert out.stdout.strip() == "<html><head><script></script></head></html>", out.stderr
