@@ -19,8 +19,8 @@ from mcp.server.mcpserver import Context
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 
 from bridge.errors import BridgeError
-from bridge.progress import REQUEST
-from bridge.registry import document_info
+from bridge.pages.registry import document_info
+from bridge.server.progress import REQUEST
 from bridge.tools import flatten
 from bridge.tools.page_handle import Page
 

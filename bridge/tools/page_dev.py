@@ -8,8 +8,8 @@ import time
 from typing import Any
 
 from bridge import errors
-from bridge import page_commands as m
-from bridge.registry import Instance, dev_error_text
+from bridge.pages import commands as m
+from bridge.pages.registry import Instance, dev_error_text
 from bridge.tools.page_handle import Page
 
 
