@@ -165,6 +165,9 @@ async function hookVite() {
   } catch (_) { /* not Vite's client after all, or it failed to load: no hot updates to report */ }
 }
 
+/** How long a page whose webpack hot update failed may take to reload (webpack-dev-server's own answer to it). */
+const WEBPACK_RELOAD_GRACE_MS = 2000;
+
 /** webpack: dbg-bridge-webpack-plugin's entry dispatches `dbg:dev` with the hot runtime's status changes. */
 function hookWebpack() {
   let last = '';
@@ -176,7 +179,9 @@ function hookWebpack() {
     else if (status === 'idle' && last === 'apply') {
       if (dev.failedCycle) dev.failedCycle = false; else domQuiet(() => devUpdate('webpack', null));
     } else if ((status === 'fail' || status === 'abort') && !dev.failedCycle) {
-      devUpdate('webpack', { message: 'webpack could not apply the hot update (' + status + '); the page needs a reload', file: null, line: null, column: null });
+      // webpack-dev-server reloads the page next (the reload counts); with hot: 'only' it does not: say so then
+      setTimeout(() => devUpdate('webpack', { message: 'webpack could not apply the hot update (' + status +
+        ') and the page was not reloaded: reload it (page_navigate reload)', file: null, line: null, column: null }), WEBPACK_RELOAD_GRACE_MS);
     }
     last = status;
   });
