@@ -210,6 +210,8 @@ def banner(settings: Settings, token: str | None) -> str:
         f"  Access token   {token}" if token else "  Access token   none (--no-auth)",
         f"  Demo page      {base}/demo",
         f"  Inject         <script src=\"{base}/inject/dbg_client.js\"></script>",
+        f"  Vite plugin    npm i -D \"$({invocation(settings, 'plugin vite')})\"   (in your app's folder; or plugin "
+        "webpack)",
         *([f"  Plugins        DBG_BRIDGE_URL={base} (before starting the dev server), or the plugin's bridge "
            f"option: dbgBridge({{ bridge: '{base}' }})"] if settings.port != DEFAULT_PORT else []),
         "",
