@@ -11,7 +11,7 @@ import pytest
 
 from bridge.pages.protocol import parse_up
 from bridge.pages.up_messages import handle_up
-from tests.inmemory.harness import bridge
+from tests.inmemory.harness import bridge, eventually
 
 pytestmark = pytest.mark.anyio
 
@@ -38,7 +38,7 @@ async def test_the_wait_ends_when_the_next_update_comes(tmp_path: Path):
         conn = b.connect_page()
         report(b, conn, 4)
         wait = asyncio.create_task(b.ok("page_wait", {"pageId": "5173/host", "update": 4, "timeout": 10}))
-        await asyncio.sleep(0.2)  # the wait is parked in the bridge (a stand-in for the time an edit takes)
+        await eventually(lambda: conn.inst.changed._waiters, what="the wait parked on the page")  # noqa: SLF001
         assert not wait.done()
         report(b, conn, 5)
         out = await asyncio.wait_for(wait, 5)
