@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -176,15 +175,26 @@ def test_with_no_options_no_bridge_and_no_dbg_bridge_on_path_the_plugin_starts_t
     wait_until(lambda: not answers(base), 10, 0.1, "the started bridge to stop with the dev server")
 
 
-def test_a_command_that_cannot_start_the_bridge_gets_one_message_and_no_banner_line(app, vite_with, tmp_path):
+def test_when_nothing_can_start_the_bridge_one_message_says_what_was_tried_and_no_banner_line_claims_it(
+        app, vite_with, tmp_path):
     port = free_port()
     base = f"http://127.0.0.1:{port}"
-    v = vite_with(CONFIG % "{ command: '/bin/false' }", {**os.environ, "DBG_BRIDGE_URL": base,
-                                                         "DBG_CONFIG_DIR": str(tmp_path / "cfg")})
-    wait_until(lambda: "[dbg-bridge]" in v.text() or v.proc.poll() is not None, 60, 0.1, "the plugin's message")
+    path = os.pathsep.join(p for p in os.environ["PATH"].split(os.pathsep) if not (Path(p) / "dbg-bridge").exists())
+    env = {**os.environ, "PATH": path, "DBG_BRIDGE_URL": base, "DBG_CONFIG_DIR": str(tmp_path / "cfg")}
+    env.pop("DBG_BRIDGE_COMMAND", None)
+    manifest = app / "node_modules" / "vite-plugin-dbg-bridge" / "src" / "bridge.json"
+    packed = manifest.read_text()
+    manifest.write_text(json.dumps({"command": ["/nonexistent/python", "-m", "bridge"]}))  # that venv is gone
+    try:
+        v = vite_with(CONFIG % "{ command: '/bin/false' }", env)
+        wait_until(lambda: "[dbg-bridge]" in v.text() or v.proc.poll() is not None, 60, 0.1, "the plugin's message")
+    finally:
+        manifest.write_text(packed)
     text = v.text()
-    assert re.search(rf"\[dbg-bridge\] /bin/false serve --port {port} did not start the bridge \(.+\)\. Run that "
-                     r"command yourself to see why", text), text
+    tried = (f"tried the command option (/bin/false serve --port {port}: it exited with 1); the bridge that packed "
+             "this plugin (/nonexistent/python -m bridge: not found); dbg-bridge on PATH (dbg-bridge: not found)")
+    assert f"[dbg-bridge] no bridge answers at {base} and none could be started ({tried})" in text, text
+    assert "Set DBG_BRIDGE_COMMAND to the dbg-bridge you installed" in text
     assert "(cockpit)" not in text  # never a banner line for a bridge that is not there
     assert v.proc.poll() is None  # the dev server runs on
 

@@ -149,9 +149,10 @@ async function startBridge(bridge, command) {
     const spawned = await new Promise((resolve) => { child.once('spawn', () => resolve(true)); child.once('error', () => resolve(false)); });
     if (!spawned) { tried.push(`${label} (${shellLine(argv)}: not found)`); continue; }
     if (await cameUp(bridge, child, START_MS)) return { child, problem: '' };
+    const exited = child.exitCode !== null || child.signalCode !== null;
     child.kill();
-    const last = stderr.trim().split('\n').pop() || `it did not answer within ${START_MS / 1000} s`;
-    return { child: null, problem: `${shellLine(argv)} serve --port ${port} did not start the bridge (${last}). Run that command yourself to see why, then restart the dev server.` };
+    const last = stderr.trim().split('\n').pop() || (exited ? `it exited with ${child.exitCode ?? child.signalCode}` : `no answer within ${START_MS / 1000} s`);
+    tried.push(`${label} (${shellLine([...argv, 'serve', '--port', port])}: ${last})`);
   }
   return { child: null, problem: `no bridge answers at ${bridge} and none could be started (tried ${tried.join('; ')}). ` +
     'Set DBG_BRIDGE_COMMAND to the dbg-bridge you installed (e.g. /path/to/dbg-bridge/.venv/bin/dbg-bridge) and ' +
