@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from typing import TYPE_CHECKING, Any
@@ -50,8 +51,8 @@ def page_event(state: BridgeState, inst: Instance, msg: EventMsg) -> bool:
             state.audit.human("refused", page_id, event=msg.kind, questionId=msg.questionId, code="bridge_input",
                               why=f"the bridge was sending input ({route}): not the human's hand")
             log.info("refused %s from %s: the bridge was sending input (%s)", msg.kind, page_id, route)
-            if msg.kind == "answer":
-                state.asking.reshow(inst)  # the card comes back for the human
+            if msg.kind == "answer":  # the card comes back for the human once the bridge's input is over
+                state.background.spawn(_reshow_after_input(state, inst))
             return False
     if msg.kind in ("recorded", "record_start", "record_stop"):  # a skill recording's (bridge/agent/recording.py)
         return state.skills is not None and state.skills.on_event(inst, msg)
@@ -70,6 +71,14 @@ def page_event(state: BridgeState, inst: Instance, msg: EventMsg) -> bool:
         data.update(state.open_file.request_from_page(inst, data))
     state.inbox.add(msg.kind, msg.text or _short(data), page_id, data, source="page")
     return True
+
+
+async def _reshow_after_input(state: BridgeState, inst: Instance) -> None:
+    for _ in range(100):  # bounded: the bridge's input ends within its own timeouts
+        if bridge_input(state, inst) is None:
+            break
+        await asyncio.sleep(ACT_GRACE)
+    state.asking.reshow(inst)
 
 
 def _mapped(value: Any) -> Any:
