@@ -8,6 +8,7 @@ from pathlib import Path
 
 import httpx2
 
+from bridge.principals import terminal_headers
 from e2e.test_cockpit import open_app, open_cockpit
 from tests.support import ok
 
@@ -38,7 +39,7 @@ def test_record_in_the_cockpit_then_review_edit_and_delete_what_runs_learned(con
     facts.first.wait_for()
     assert "from page" in facts.first.inner_text()
     origin = app.evaluate("location.origin")
-    headers = {"Authorization": f"Bearer {bridge.token}"}
+    headers = {"Authorization": f"Bearer {bridge.token}", **terminal_headers(bridge.config_dir)}  # the human's
     before = httpx2.get(f"{bridge.base}/v1/memory", params={"scope": origin}, headers=headers).json()
     fact_id = cockpit.locator("#facts tr.fact").first.get_attribute("data-fact")
     count = len(before["facts"])

@@ -84,8 +84,7 @@ class Asking(HumanParts):
         if q.kind != "consent":
             shown = value if isinstance(value, str) else json.dumps(value)
             self.inbox.add("answer", f"{q.text} → {shown[:200]}", f"{q.instance_id}/host",
-                           {"questionId": q.id, "answer": value, "via": "cockpit", "by": "human via cockpit"},
-                           source="human")
+                           {"questionId": q.id, "answer": value, "via": "cockpit"}, source="human")
         self.spawn(self._take_down(q))  # the same question may still show in the page
         return True
 

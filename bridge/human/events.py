@@ -63,7 +63,7 @@ def page_event(state: BridgeState, inst: Instance, msg: EventMsg) -> bool:
             return state.shared.forward_answer(msg.questionId or "", answer, "page", inst.id)
         if q.kind != "consent":
             state.inbox.add("answer", f"{q.text} → {_short(q.answer)}", page_id,
-                            {"questionId": q.id, "answer": q.answer, "via": "page", "by": "page"}, source="page")
+                            {"questionId": q.id, "answer": q.answer, "via": "page"}, source="page")
         return True
     data = _mapped(dict(msg.data))
     if msg.kind == "open_file":
