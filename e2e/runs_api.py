@@ -9,7 +9,7 @@ from typing import Any
 
 import httpx
 
-from bridge.principals import terminal_headers
+from bridge.server.principals import terminal_headers
 
 
 class RunsApi:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import httpx2
 
-from bridge.principals import terminal_headers
+from bridge.server.principals import terminal_headers
 from e2e.test_cockpit import open_app, open_cockpit
 from tests.support import ok
 

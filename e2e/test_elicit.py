@@ -1,6 +1,6 @@
 """Elicitation: user_ask questions are also offered to a client that declared elicitation (2025-11-25 sessions, form
 mode); the first answer from the page or the client wins and the other closes; `via: "client"`. Consent prompts
-never are: the MCP token is the agent's, and consent is the human's (bridge/principals.py)."""
+never are: the MCP token is the agent's, and consent is the human's (bridge/server/principals.py)."""
 
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ import subprocess
 import sys
 from typing import Any
 
-from bridge.principals import terminal_headers
+from bridge.server.principals import terminal_headers
 from tests.support import CONNECTED, ROOT, open_page, wait_until
 
 

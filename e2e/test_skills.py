@@ -13,7 +13,7 @@ from typing import Any
 import httpx2
 import pytest
 
-from bridge.principals import terminal_headers
+from bridge.server.principals import terminal_headers
 from e2e.corpus import APPS, CorpusServer
 from tests.support import ok, open_page, text_of, wait_until
 

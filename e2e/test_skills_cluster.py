@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import httpx2
 import pytest
 
-from bridge.principals import terminal_headers
+from bridge.server.principals import terminal_headers
 from tests.support import BridgeProcess, Bridges, RedisServer
 
 SKILL = {"name": "shared", "scope": "http://a.test", "params": [{"name": "who", "default": "Ada"}],

@@ -9,12 +9,12 @@ import logging
 from typing import Any
 
 from bridge import errors
-from bridge.dispatch import Target
+from bridge.pages.dispatch import Target
 from bridge.human.elicit import offer
 from bridge.human.parts import HumanParts
-from bridge.progress import reporting
-from bridge.questions import Kind, Question
-from bridge.registry import Instance
+from bridge.server.progress import reporting
+from bridge.human.questions import Kind, Question
+from bridge.pages.registry import Instance
 
 log = logging.getLogger("bridge.human")
 
@@ -40,7 +40,7 @@ class Asking(HumanParts):
             raise
         self.audit.human("question", f"{target.inst.id}/host", questionId=q.id, question=kind, text=text,
                          **({"answeredIn": "cockpit"} if human_only else {}))
-        # consent is the human's: never offered to the MCP client (its token is the agent's, bridge/principals.py)
+        # consent is the human's: never offered to the MCP client (its token is the agent's, bridge/server/principals.py)
         client = None if kind == "consent" else offer(self.questions, q, self.settings.stateless)
         try:
             what = ("the human to answer the consent prompt" if kind == "consent"

@@ -7,9 +7,9 @@ import logging
 import time
 from typing import TYPE_CHECKING, Any
 
-from bridge import sourcemap
-from bridge.protocol import EventMsg
-from bridge.registry import Instance
+from bridge.pages import sourcemap
+from bridge.pages.protocol import EventMsg
+from bridge.pages.registry import Instance
 
 if TYPE_CHECKING:
     from bridge.state import BridgeState
@@ -54,7 +54,7 @@ def page_event(state: BridgeState, inst: Instance, msg: EventMsg) -> bool:
             if msg.kind == "answer":  # the card comes back for the human once the bridge's input is over
                 state.background.spawn(_reshow_after_input(state, inst))
             return False
-    if msg.kind in ("recorded", "record_start", "record_stop"):  # a skill recording's (bridge/agent/recording.py)
+    if msg.kind in ("recorded", "record_start", "record_stop"):  # a skill recording's (bridge/skills/recording.py)
         return state.skills is not None and state.skills.on_event(inst, msg)
     if msg.kind == "answer":
         answer = _mapped(msg.data.get("answer"))
@@ -82,7 +82,8 @@ async def _reshow_after_input(state: BridgeState, inst: Instance) -> None:
 
 
 def _mapped(value: Any) -> Any:
-    """A picked element's `source` with a compiled position mapped back to the written line (bridge/sourcemap.py)."""
+    """A picked element's `source` with a compiled position mapped back to the written line
+    (bridge/pages/sourcemap.py)."""
     if isinstance(value, dict) and isinstance(value.get("source"), dict):
         return {**value, "source": sourcemap.apply(value["source"])}
     return value

@@ -3,7 +3,7 @@ POST /v1/runs, GET /v1/runs, GET /v1/runs/{id}, GET /v1/runs/{id}/events (SSE, r
 POST /v1/runs/{id}/cancel, POST /v1/runs/{id}/resume (the takeover's answer).
 
 The token is the agent's: with it alone a run's `allow` can only narrow what the human granted, and a takeover is
-not answered (403 human_only). The human's terminal adds its human key (bridge/principals.py)."""
+not answered (403 human_only). The human's terminal adds its human key (bridge/server/principals.py)."""
 
 from __future__ import annotations
 
@@ -16,14 +16,14 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from bridge.agent.budgets import RunRequest
-from bridge.agent.runs import Run
-from bridge.agent.takeover import ACTIONS
+from bridge.runs.budgets import RunRequest
+from bridge.runs.runs import Run
+from bridge.runs.takeover import ACTIONS
 from bridge.errors import BridgeError
-from bridge.http import HTTPError, error_response, parse_count, read_json_object
-from bridge.principals import AGENT, HUMAN_VIA, human_only, who
-from bridge.protocol import explain
-from bridge.security import bearer_ok
+from bridge.server.http import HTTPError, error_response, parse_count, read_json_object
+from bridge.pages.protocol import explain
+from bridge.server.principals import AGENT, HUMAN_VIA, human_only, who
+from bridge.server.security import bearer_ok
 
 MAX_BODY = 64 * 1024
 MAX_NOTE = 4000

@@ -9,11 +9,11 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from bridge.agent.budgets import Limits, RunRequest
-from bridge.agent.runs import Run
-from bridge.agent.takeover import Takeover
+from bridge.runs.budgets import Limits, RunRequest
+from bridge.runs.runs import Run
+from bridge.runs.takeover import Takeover
 from bridge.errors import BridgeError
-from bridge.principals import HEADER, read_key
+from bridge.server.principals import HEADER, read_key
 from bridge.tools.agent import agent_run
 from tests.http.bridge_app import InProcess, in_process
 

@@ -14,12 +14,12 @@ from hypothesis import strategies as st
 from starlette.requests import Request
 from starlette.testclient import TestClient
 
-from bridge.agent.budgets import Limits, RunRequest
-from bridge.agent.recording import Recording
-from bridge.agent.runs import Run
-from bridge.app import create_app
-from bridge.http import HTTPError, parse_count, parse_seconds, read_body
-from bridge.principals import HEADER, read_key
+from bridge.runs.budgets import Limits, RunRequest
+from bridge.skills.recording import Recording
+from bridge.runs.runs import Run
+from bridge.server.app import create_app
+from bridge.server.http import HTTPError, parse_count, parse_seconds, read_body
+from bridge.server.principals import HEADER, read_key
 from bridge.settings import Settings
 
 #: What a header or query value can hold: any text (latin-1 on the wire for headers), digits of every script,

@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from bridge.agent.skills import Skill, Step
-from bridge.protocol import parse_up
+from bridge.skills.format import Skill, Step
+from bridge.pages.protocol import parse_up
 from bridge.tools import page_upload
-from bridge.up_messages import handle_up
+from bridge.pages.up_messages import handle_up
 from tests.inmemory.harness import Bridge, bridge, echo, eventually
 
 pytestmark = pytest.mark.anyio
@@ -154,8 +154,8 @@ STEP = {"seq": 1, "action": "click", "frame": "host", "url": "http://localhost:5
 
 async def test_a_recording_forged_over_the_page_channel_is_refused_and_the_humans_skill_is_unchanged(tmp_path: Path):
     async with bridge(tmp_path) as b:
-        from bridge.agent.skill_seam import open_settings_store
-        from bridge.agent.skill_service import SkillService
+        from bridge.skills.seam import open_settings_store
+        from bridge.skills.service import SkillService
 
         skills = b.state.skills = SkillService(b.state, open_settings_store(b.state.settings))  # as create_app does
         mine = Skill(name="checkout", scope="http://localhost:5173", start_url="http://localhost:5173/",

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from starlette.testclient import TestClient
 
-from bridge.app import create_app
-from bridge.principals import HEADER, read_key
+from bridge.server.app import create_app
+from bridge.server.principals import HEADER, read_key
 from bridge.settings import Settings
 
 SKILL = {"name": "add", "scope": "http://a.test", "params": [{"name": "email", "default": "a@b.c"}],
@@ -17,7 +17,7 @@ SKILL = {"name": "add", "scope": "http://a.test", "params": [{"name": "email", "
 
 @pytest.fixture
 def client(tmp_path):
-    """The human at their terminal: the token and the human key (bridge/principals.py)."""
+    """The human at their terminal: the token and the human key (bridge/server/principals.py)."""
     app = create_app(Settings(config_dir=tmp_path, port=8000, no_audit=True), "tok")
     human = {"Authorization": "Bearer tok", HEADER: read_key(tmp_path) or ""}
     with TestClient(app, base_url="http://127.0.0.1:8000", headers=human) as c:
