@@ -42,6 +42,7 @@ def add_parsers(sub: Any, add_flags: Any) -> None:
                                                          "of a tab.")
     rec.add_argument("--until", default=None, help="Text on the page at the end that shows it worked (asked at "
                                                    "Ctrl+C when not given and a terminal is there).")
+    rec.add_argument("--overwrite", action="store_true", help="Replace the skill of that name if there is one.")
     rec.add_argument("--confirm-origin", action="append", default=[], metavar="ORIGIN",
                      help="Another origin (http(s)://host:port) the skill's goto steps may go to; without it a skill "
                           "goes only to pages of the tab's own origin.")
@@ -115,7 +116,7 @@ def main(cmd: str, args: argparse.Namespace, settings: Settings) -> int:
 def record(api: Api, args: argparse.Namespace) -> int:
     if args.desktop:
         return record_desktop(api, args)
-    rec = api.call("POST", "/v1/recordings", {"name": args.name, "pageId": args.page})
+    rec = api.call("POST", "/v1/recordings", {"name": args.name, "pageId": args.page, "overwrite": args.overwrite})
     print(f"Recording {args.name!r} in tab {rec['pageId']}. Act in the page; press Ctrl+C here (or Stop in the "
           "page's panel) to finish.", flush=True)
     seen = 0

@@ -27,7 +27,8 @@ BODY_LIMIT = 1_000_000
 #: A long poll on a recording answers within this many seconds (a change answers at once).
 MAX_WAIT = 25.0
 STATUS = {"unknown_skill": 404, "unknown_recording": 404, "unknown_fact": 404, "unknown_page": 404,
-          "no_page": 409, "ambiguous_page": 409, "already_recording": 409, "page_gone": 409}
+          "no_page": 409, "ambiguous_page": 409, "already_recording": 409, "page_gone": 409,
+          "skill_exists": 409}
 
 Handler = Callable[[SkillService, Request, dict[str, Any]], Awaitable[Any]]
 
@@ -146,7 +147,8 @@ async def start_recording(s: SkillService, request: Request, data: dict[str, Any
     check_name(name)
     if data.get("desktop") is True:
         return await s.record_desktop(name)
-    rec = await s.recordings.start(s.page(_str(data, "pageId", limit=64)), name, by="terminal")
+    rec = await s.recordings.start(s.page(_str(data, "pageId", limit=64)), name, by="terminal",
+                                   overwrite=data.get("overwrite") is True)
     return rec.view()
 
 

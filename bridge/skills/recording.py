@@ -37,6 +37,8 @@ class Recording:
     #: Who started it (bridge/server/principals.py: cockpit, terminal, page) and the tab's verified origin then.
     by: str = "terminal"
     origin: str = ""
+    #: The human confirmed it replaces an existing skill of that name.
+    overwrite: bool = False
     skill: Skill | None = None
     error: str | None = None
     #: Set (and replaced) on every change: a long poll waits on it.
@@ -86,16 +88,18 @@ class Recordings:
                               "--page PAGEID`.", code="unknown_recording")
         return rec
 
-    async def start(self, page: Page, name: str, by: str = "terminal") -> Recording:
-        """Start recording the human in `page`'s tab, for `by` (the page's panel may not record over a skill)."""
+    async def start(self, page: Page, name: str, by: str = "terminal", overwrite: bool = False) -> Recording:
+        """Start recording the human in `page`'s tab, for `by`. Over an existing skill only with `overwrite`, the
+        human's confirmation (the cockpit asks; `dbg-bridge record --overwrite`); never for the page's panel."""
         check_name(name)
         tab = page.tab
         inst = tab.target.inst
         instance = inst.id
-        if by == "page" and await self.skills.exists(name):
-            raise BridgeError(f"A skill named {name!r} exists; a recording the page started does not replace it. "
-                              "Record over it from the cockpit or the terminal, or pick another name.",
-                              code="skill_exists")
+        if (by == "page" or not overwrite) and await self.skills.exists(name):
+            how = ("a recording the page started does not replace it: record over it from the cockpit or the "
+                   "terminal" if by == "page" else "confirm replacing it (the cockpit asks; at the terminal "
+                   f"`dbg-bridge record {name} --overwrite`)")
+            raise BridgeError(f"A skill named {name!r} exists; {how}, or pick another name.", code="skill_exists")
         running = self.active_on(instance)
         if running is not None:
             raise BridgeError(f"Tab {instance} is already recording {running.name!r}: stop that one first.",
@@ -103,7 +107,8 @@ class Recordings:
         if name in self.by_name and self.by_name[name].state == "recording":
             raise BridgeError(f"A recording named {name!r} is already running on tab {self.by_name[name].instance}.",
                               code="already_recording")
-        rec = Recording(name, instance, by=by, origin=inst.verified_origin or inst.origin)
+        rec = Recording(name, instance, by=by, origin=inst.verified_origin or inst.origin,
+                        overwrite=overwrite and by != "page")
         self.by_name[name] = rec
         try:
             await tab.call("record", {"on": True, "name": name}, 10)
@@ -146,8 +151,8 @@ class Recordings:
             return rec
         skill = compile_recording(name, rec.steps, until, scope=rec.origin)
         bad = unsafe_steps(skill, rec.origin, confirmed)
-        if not bad and rec.by == "page" and await self.skills.exists(name):
-            bad = [f"a skill named {name!r} exists, and a recording the page started does not replace it"]
+        if not bad and not rec.overwrite and await self.skills.exists(name):
+            bad = [f"a skill named {name!r} exists now, and replacing it was not confirmed"]
         if bad:
             rec.state = "failed"
             rec.error = ("[skill_unsafe_step] Not saved: " + "; ".join(bad[:5]) + ". A skill goes only to http(s) "
