@@ -11,32 +11,8 @@ from typing import Any
 import httpx
 import pytest
 
+from e2e.page_attack import ATTACK
 from tests.support import BridgeProcess, DevServer, McpSession, ok, open_page, text_of
-
-#: Every way a page script can reach the panel: synthetic clicks, pointer and key events on every button and field,
-#: Enter in every input, the client's own functions on window.__dbg.
-ATTACK = """() => {
-  const root = document.querySelector('dbg-human').shadowRoot;
-  let hits = 0;
-  for (const el of root.querySelectorAll('input, textarea')) {
-    el.value = 'forged by the page';
-    el.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
-    el.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true, composed: true }));
-    hits++;
-  }
-  for (const b of root.querySelectorAll('button')) {
-    b.click();
-    b.dispatchEvent(new MouseEvent('click', { bubbles: true, composed: true, detail: 1 }));
-    b.dispatchEvent(new PointerEvent('pointerup', { bubbles: true, composed: true }));
-    b.focus();
-    b.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true, composed: true }));
-    b.dispatchEvent(new KeyboardEvent('keyup', { key: ' ', bubbles: true, composed: true }));
-    hits++;
-  }
-  document.body.dispatchEvent(new MouseEvent('click', { bubbles: true, clientX: 5, clientY: 5 }));  // a picker's pick
-  return hits;
-}"""
-
 
 @pytest.fixture(scope="module")
 def strict(module_bridge_process) -> Iterator[tuple[BridgeProcess, DevServer, McpSession]]:
