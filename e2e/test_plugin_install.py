@@ -196,7 +196,8 @@ def test_with_no_url_given_the_plugin_finds_a_bridge_started_with_port_0_through
     page = context.new_page()
     page.goto(v.url())
     page.wait_for_function(CONNECTED, timeout=20000)
-    assert page.evaluate("document.head.firstElementChild.src") == f"{other.base}/inject/dbg_client.js"
+    client = page.evaluate("document.querySelector('script[src$=\"/inject/dbg_client.js\"]').src")
+    assert client == f"{other.base}/inject/dbg_client.js"
 
 
 def test_when_nothing_can_start_the_bridge_one_message_says_what_was_tried_and_no_banner_line_claims_it(
