@@ -88,6 +88,10 @@ class Instance:
     #: The WebMCP tools its document registered (bridge/pages/webmcp.py Catalog; None: it never said), gone with the
     #: page.
     webmcp: Any = field(default=None, repr=False)
+    #: The bridge's own acts under way in this tab (their input may be trusted: the extension's), and when
+    #: (monotonic) the last one ended: a page's answer meanwhile is not a human's (bridge/human/events.py).
+    bridge_input: int = field(default=0, repr=False)
+    bridge_input_at: float = field(default=0.0, repr=False)
 
     @property
     def live(self) -> bool:
