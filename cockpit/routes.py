@@ -196,6 +196,7 @@ async def page(request: Request) -> Response:
         configs=client_configs(base + "/mcp", request.app.state.token is not None, settings),
         auth=request.app.state.token is not None, settings=settings, desktop=served(settings),
         desktop_off=why_unavailable(settings), token_command=invocation(settings, "token"),
+        plugin_command=invocation(settings, "plugin"),
         audit_path=None if state.audit.path is None else _tilde(state.audit.path),
         started=request.app.state.started,
     )
