@@ -147,7 +147,33 @@ class ConsoleParams(Params):
     since: Since = 0
     level: Annotated[Annotated[str, Field(max_length=200)] | None, Field(description="E.g. error,warn.")] = None
     limit: Annotated[int, Field(ge=1, le=500)] = 100
-    stack: bool = False
+    stack: Annotated[bool, Field(description="Each error's whole stack, mapped to the lines written (default: its "
+                                             "top app frame).")] = False
+    errors: Annotated[bool, Field(description="Distinct errors since the cursor, grouped by top frame: count, first/"
+                                              "last seen, the act before.")] = False
+    saveSkill: Annotated[Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")] | None,
+                         Field(description="With errors: save the acts before the newest error as this skill; "
+                                           "skill_run replays it and says if the error came back.")] = None
+
+
+class ProblemsParams(Params):
+    """problems: the errors and failed requests since a mark (`navigate` answers one; a new document counts its
+    requests from its start)."""
+
+    console: Annotated[int, Field(ge=0)] = 0
+    net: Annotated[int, Field(ge=0)] = 0
+    doc: Annotated[str, Field(max_length=100)] | None = None
+
+
+class MapsParams(Params):
+    """maps: the source maps of the modules an error's stack names (the bridge caches them: bridge/stacks.py)."""
+
+    urls: Annotated[list[Annotated[str, Field(max_length=4096)]], Field(max_length=50)]
+
+
+class VitalsParams(Params):
+    since: Annotated[float, Field(ge=0, description="Last `cursor` (long frames after it).")] = 0
+    limit: Annotated[int, Field(ge=1, le=30, description="Long frames at most (newest).")] = 10
 
 
 class WaitParams(Params):
@@ -340,13 +366,51 @@ class ConsoleEntry(_Result):
     text: str
     time: int
     url: str | None = None
-    stack: str | None = None
+    #: The page sends an error's raw stack; page_console answers its frames mapped, one line each (with `stack`).
+    stack: str | list[str] | None = None
+    #: An error's top app frame at the line written (`fn (file:line:col)`), that line's text, and where it was
+    #: compiled to when that differs (page_console adds them).
+    at: str | None = None
+    code: str | None = None
+    generated: str | None = None
 
 
 class ConsoleResult(_Result):
-    entries: list[ConsoleEntry]
+    """The entries since the cursor (page_console with `errors` answers `errors`, the groups, instead)."""
+
+    entries: list[ConsoleEntry] | None = None
     cursor: int
     more: bool
+
+
+class ProblemsResult(_Result):
+    """What broke since a mark: errors (text, raw stack, the act before) and failed requests; empty when nothing did."""
+
+    errors: list[dict[str, Any]] | None = None
+    failed: list[dict[str, Any]] | None = None
+    moreErrors: int | None = None
+    moreFailed: int | None = None
+
+
+class MapsResult(_Result):
+    """Each URL's map ({url, sources, sourceRoot, mappings, sourcesContent}) or null, and how many hot updates the
+    document took (a map from before one is stale)."""
+
+    maps: dict[str, dict[str, Any] | None]
+    hot: int = 0
+
+
+class VitalsResult(_Result):
+    """Long animation frames (scripts at compiled positions; `hot`: sampled functions), LCP, CLS, INP as the page
+    measured them, before the bridge maps them."""
+
+    frames: list[dict[str, Any]]
+    cursor: float
+    profiling: str
+    lcp: dict[str, Any] | None = None
+    cls: dict[str, Any] | None = None
+    inp: dict[str, Any] | None = None
+    acts: list[dict[str, Any]] | None = None
 
 
 class WaitResult(_Result):
@@ -532,6 +596,10 @@ COMMAND_TABLE: dict[str, Command] = {c.name: c for c in (
     # consent only when going to another origin
     Command("navigate", "navigate", False, "page_navigate", NavigateParams, NavigateResult),
     Command("network", None, True, "page_network", NetworkParams, NetworkResult),
+    # what broke since a mark, and the maps to read it with (bridge/stacks.py): plumbing of the tools that act
+    Command("problems", None, True, None, ProblemsParams, ProblemsResult),
+    Command("maps", None, True, None, MapsParams, MapsResult),
+    Command("vitals", None, True, "page_vitals", VitalsParams, VitalsResult),
     Command("source", None, True, "page_source", ElementParams, SourceResult),
     Command("highlight", None, False, "page_highlight", HighlightParams, HighlightResult),
     Command("ask", None, False, "user_ask", AskParams, AskResult),

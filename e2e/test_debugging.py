@@ -1,0 +1,218 @@
+"""Debugging your own app on real dev servers: a create-vite React + TypeScript app (e2e/frameworks/react-ts) and the
+webpack app (e2e/webpack_app, with eval-source-map and source-map), each with a bug three calls deep in src/cart.*.
+
+Errors come back at the lines written (computed here from the files, never hard-coded), the act that caused one
+names it and the failed request in its answer, a repro skill saved from the acts replays the error before the fix
+and not after it, and page_vitals attributes the slow handler to its function and line."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from e2e.frameworks.vite import ViteApp
+from e2e.test_webpack import APP as WEBPACK_APP, CLI as WEBPACK_CLI, installed as webpack_installed
+from tests.support import CONNECTED, free_port, ok, stop_group, wait_until
+
+
+def written(path: Path, marker: str) -> tuple[int, str]:
+    """(1-based line, its text stripped) of the line carrying `marker` in a source file."""
+    for number, text in enumerate(path.read_text().splitlines(), start=1):
+        if marker in text:
+            return number, text.strip()
+    raise AssertionError(f"{marker!r} not in {path}")
+
+
+def defined(path: Path, fn: str) -> int:
+    """The line a function is declared on."""
+    return written(path, f"function {fn}(")[0]
+
+
+def frame_at(line: str) -> tuple[str, str, int, int]:
+    """(function, file, line, column) of `fn (file:line:col)`."""
+    m = re.search(r"(\S+) \(([^()\s]+):(\d+):(\d+)\)", line)
+    assert m, line
+    return m.group(1), m.group(2), int(m.group(3)), int(m.group(4))
+
+
+@pytest.fixture(scope="module")
+def vite(bridge, tmp_path_factory) -> Iterator[ViteApp]:
+    server = ViteApp("react-ts", tmp_path_factory.mktemp("vite"), bridge.client_js()).start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def cart(vite, context):
+    """The cart app in a fresh tab, connected; `.page_id` set."""
+    page = context.new_page()
+    page.goto(vite.url())
+    page.wait_for_function(CONNECTED + " && !!document.getElementById('add')", timeout=20000)
+    page.page_id = page.evaluate("window.__dbg.pageId")
+    return page
+
+
+def ref_of(mcp, page_id: str, text: str) -> str:
+    found = ok(mcp.call("page_find", {"pageId": page_id, "text": text, "exact": True, "role": "button"}))
+    assert found["total"] == 1, found
+    return found["matches"][0]["ref"]
+
+
+def test_a_click_that_throws_names_the_error_at_the_lines_written_and_the_console_agrees(cart, vite, mcp):
+    src = vite.file("src/cart.ts")
+    bug, bug_text = written(src, "@bug")
+    out = ok(mcp.call("page_act", {"pageId": cart.page_id, "action": "click", "ref": ref_of(mcp, cart.page_id, "Add")}))
+    # the act says the handler threw, and where: never "no effect, try trusted input"
+    (done,) = out["done"]
+    assert done.get("effect") == "threw" and "trusted: true" not in done["why"], out
+    assert out.get("effect") != "none"
+    (line,) = [e for e in out["errors"] if "TypeError" in e]
+    fn, file, at_line, column = frame_at(line)
+    assert (fn, file, at_line) == ("priceWithTax", "src/cart.ts", bug), line
+    assert 1 <= column <= len(src.read_text().splitlines()[bug - 1]), line
+
+    # page_console: the top app frame with its line as written, by default
+    entries = ok(mcp.call("page_console", {"pageId": cart.page_id, "level": "error"}))["entries"]
+    entry = next(e for e in entries if "TypeError" in e["text"])
+    assert entry["at"].startswith(f"priceWithTax (src/cart.ts:{bug}:") and entry["code"] == bug_text, entry
+    assert "stack" not in entry
+
+    # the whole stack, one option away: every frame of the app at the line written, library frames folded
+    full = ok(mcp.call("page_console", {"pageId": cart.page_id, "level": "error", "stack": True}))["entries"]
+    stack = next(e for e in full if "TypeError" in e["text"])["stack"]
+    app_frames = [frame_at(s) for s in stack if s.startswith("at ")]
+    app = vite.file("src/App.tsx")
+    assert app_frames[:4] == [
+        ("priceWithTax", "src/cart.ts", bug, app_frames[0][3]),
+        ("recomputeTotal", "src/cart.ts", written(src, "@calls priceWithTax")[0], app_frames[1][3]),
+        ("addToCart", "src/cart.ts", written(src, "@calls recomputeTotal")[0], app_frames[2][3]),
+        ("add", "src/App.tsx", written(app, "@calls addToCart")[0], app_frames[3][3]),
+    ], stack
+    assert any(s.startswith("… ") and "library frame" in s for s in stack), stack
+    # App.tsx is compiled (JSX): its frames say where, its lines differ
+    assert any("[compiled src/App.tsx:" in s for s in stack), stack
+
+
+def test_a_click_whose_request_fails_names_the_request_in_its_answer(cart, mcp):
+    out = ok(mcp.call("page_act", {"pageId": cart.page_id, "action": "click", "ref": ref_of(mcp, cart.page_id, "Sync")}))
+    assert "POST /api/cart 404" in out.get("failed", []), out
+
+
+def test_a_repro_skill_replays_the_error_before_the_fix_and_not_after_it(cart, vite, mcp):
+    cursor = ok(mcp.call("page_console", {"pageId": cart.page_id}))["cursor"]
+    ok(mcp.call("page_act", {"pageId": cart.page_id, "action": "click", "ref": ref_of(mcp, cart.page_id, "Add apple")}))
+    ok(mcp.call("page_act", {"pageId": cart.page_id, "action": "click", "ref": ref_of(mcp, cart.page_id, "Add")}))
+    bug = written(vite.file("src/cart.ts"), "@bug")[0]
+    grouped = ok(mcp.call("page_console", {"pageId": cart.page_id, "since": cursor, "errors": True,
+                                           "saveSkill": "cart-crash"}))
+    (group,) = [g for g in grouped["errors"] if "TypeError" in g["error"]]
+    assert group["at"].startswith(f"priceWithTax (src/cart.ts:{bug}:") and group["count"] >= 1, group
+    assert group["after"] == 'click button "Add"', group
+    assert grouped["saved"]["name"] == "cart-crash" and grouped["saved"]["steps"] == 3, grouped  # goto + 2 clicks
+
+    before = ok(mcp.call("skill_run", {"pageId": cart.page_id, "name": "cart-crash"}))
+    assert before["error"]["reproduced"] is True, before
+
+    # the fix, applied by the dev server's hot update (same page, same id)
+    src = vite.file("src/cart.ts")
+    text = src.read_text()
+    vite.write("src/cart.ts", text.replace("const product = CATALOG[line.id]",
+                                           "const product = CATALOG[line.id] ?? { id: line.id, name: line.id, price: 0 }"))
+    wait_until(lambda: "hmr update" in vite.log.read_text(errors="replace") or "page reload" in
+               vite.log.read_text(errors="replace"), 20, 0.1, "vite's hot update")
+    after = ok(mcp.call("skill_run", {"pageId": cart.page_id, "name": "cart-crash"}))
+    assert after["error"]["reproduced"] is False and after["page" if False else "skill"] == "cart-crash", after
+    assert cart.evaluate("window.__dbg.pageId") == cart.page_id
+    vite.write("src/cart.ts", text)  # the bug back, for the tests after this one
+
+
+def test_the_slow_handler_is_attributed_to_its_function_and_line(cart, vite, mcp):
+    cursor = ok(mcp.call("page_vitals", {"pageId": cart.page_id}))["cursor"]
+    ok(mcp.call("page_act", {"pageId": cart.page_id, "action": "click", "ref": ref_of(mcp, cart.page_id, "Sort")}))
+    vitals = {}
+
+    def slow_frame() -> bool:
+        vitals.update(ok(mcp.call("page_vitals", {"pageId": cart.page_id, "since": cursor})))
+        return any(f.get("in") for f in vitals["frames"])
+
+    try:
+        wait_until(slow_frame, 10, 0.2, "a long animation frame with its functions")
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}: {vitals}") from None
+    assert vitals["profiling"] == "on", vitals
+    line = defined(vite.file("src/cart.ts"), "sortCatalog")
+    assert re.match(rf"\d+ ms frame: \d+ ms in sortCatalog \(src/cart\.ts:{line}:\d+\), after click button \"Sort\"$",
+                    vitals["slowest"]), vitals
+    ms = int(vitals["slowest"].split(" ms in ")[0].split(": ")[-1])
+    assert 200 <= ms <= 2000, vitals
+    # INP counts real input only (synthetic events have no event timing): the human's click on Sort
+    cart.click("#sort")
+    wait_until(lambda: (ok(mcp.call("page_vitals", {"pageId": cart.page_id})).get("inp") or {}).get("ms", 0) >= 250,
+               10, 0.2, "INP from a real click")
+    inp = ok(mcp.call("page_vitals", {"pageId": cart.page_id}))["inp"]
+    sort_line = written(vite.file("src/App.tsx"), 'id="sort"')[0]
+    assert inp["type"] in ("click", "pointerup", "pointerdown") and inp["ref"], inp
+    assert inp["source"].startswith(f"src/App.tsx:{sort_line}:"), inp
+
+
+# ---- webpack: the same bug, mapped through eval-source-map and source-map --------------------------------------
+
+@pytest.fixture(scope="module", params=["eval-source-map", "source-map"])
+def webpack(request, bridge, tmp_path_factory) -> Iterator[str]:
+    """`webpack serve` with that devtool on a free port: its URL."""
+    if not webpack_installed():
+        subprocess.run(["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=WEBPACK_APP, check=True,
+                       capture_output=True, timeout=300)
+    work = tmp_path_factory.mktemp("webpack")
+    port = free_port()
+    env = {**os.environ, "DBG_BRIDGE_URL": bridge.base, "NO_COLOR": "1", "OUT_DIR": str(work / "dist"),
+           "DEVTOOL": request.param}
+    with open(work / "serve.log", "ab") as log:
+        proc = subprocess.Popen(["node", str(WEBPACK_CLI), "serve", "--mode", "development", "--host", "127.0.0.1",
+                                 "--port", str(port)],
+                                cwd=WEBPACK_APP, env=env, stdin=subprocess.DEVNULL, stdout=log,
+                                stderr=subprocess.STDOUT, start_new_session=True)
+    url = f"http://127.0.0.1:{port}/"
+
+    def serving() -> bool:
+        import urllib.request
+        try:
+            with urllib.request.urlopen(url, timeout=2) as r:
+                return r.status == 200
+        except OSError:
+            return proc.poll() is not None
+
+    try:
+        wait_until(serving, 60, 0.1, "webpack serve")
+        assert proc.poll() is None, (work / "serve.log").read_text()[-3000:]
+        yield url
+    finally:
+        stop_group(proc)
+
+
+def test_webpack_errors_are_at_the_lines_written(webpack, context, mcp):
+    page = context.new_page()
+    page.goto(webpack)
+    page.wait_for_function(CONNECTED + " && window.appReady === true", timeout=15000)
+    page_id = page.evaluate("window.__dbg.pageId")
+    out = ok(mcp.call("page_act", {"pageId": page_id, "action": "click", "selector": "#add"}))
+    src = WEBPACK_APP / "src" / "cart.js"
+    bug = written(src, "@bug")[0]
+    (line,) = [e for e in out["errors"] if "TypeError" in e]
+    assert frame_at(line)[:3] == ("priceWithTax", "src/cart.js", bug), line
+    full = ok(mcp.call("page_console", {"pageId": page_id, "level": "error", "stack": True}))["entries"]
+    stack = next(e for e in full if "TypeError" in e["text"])["stack"]
+    frames = [frame_at(s)[:3] for s in stack if s.startswith("at ")]
+    assert frames[:4] == [
+        ("priceWithTax", "src/cart.js", bug),
+        ("recomputeTotal", "src/cart.js", written(src, "@calls priceWithTax")[0]),
+        ("addToCart", "src/cart.js", written(src, "@calls recomputeTotal")[0]),
+        ("add", "src/index.js", written(WEBPACK_APP / "src" / "index.js", "@calls addToCart")[0]),
+    ], stack
