@@ -356,6 +356,10 @@ class ActResult(_Result):
     tree: str | None = None
     untrusted: str | None = None
     trusted: str | None = None
+    #: What broke during the act and its settle window: errors (the tool answers one line each, at the top app
+    #: frame written) and failed requests (`METHOD /path status`).
+    errors: list[Any] | None = None
+    failed: list[Any] | None = None
     #: Not in the model (the outputSchema budget), but in the answer: `effect: "none"` when no action changed
     #: anything, and `requests` ({started, settled, waitedMs, capMs}) when the act started requests.
 
@@ -373,6 +377,8 @@ class ConsoleEntry(_Result):
     at: str | None = None
     code: str | None = None
     generated: str | None = None
+    #: The act (its seq in the page's journal) an error came during or after.
+    act: int | None = None
 
 
 class ConsoleResult(_Result):
@@ -381,6 +387,9 @@ class ConsoleResult(_Result):
     entries: list[ConsoleEntry] | None = None
     cursor: int
     more: bool
+    #: The page's journal of acts (with `errors`), and how many hot updates it took (a stale map's key).
+    acts: list[dict[str, Any]] | None = None
+    hot: int | None = None
 
 
 class ProblemsResult(_Result):
@@ -417,6 +426,9 @@ class WaitResult(_Result):
     met: bool
     ms: int
     value: Any = None
+    #: What broke while it waited (as an act's answer says it).
+    errors: list[Any] | None = None
+    failed: list[Any] | None = None
 
 
 class NavigateResult(_Result):
@@ -427,6 +439,8 @@ class NavigateResult(_Result):
     doc: str | None = None
     #: Whether the navigation replaces this document (None: the page cannot tell, e.g. back without Navigation API).
     crossDocument: bool | None = None
+    #: Where the page's logs were as it left ({console, net, doc}): the `problems` the new document had since.
+    mark: dict[str, Any] | None = None
 
 
 class NetworkRow(_Result):

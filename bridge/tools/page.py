@@ -246,6 +246,7 @@ async def page_console(page: Page, params: m.ConsoleParams) -> dict[str, Any]:
         raise errors.BridgeError("saveSkill saves the acts before an error: give errors: true with it.",
                                  code="invalid_argument")
     out = await page.call("console", params, QUICK)
+    out.pop("errors", None)  # the answer's `errors` are the groups below
     acts = out.pop("acts", None) or []
     out["entries"] = await problems.console_entries(page, out["entries"], params.stack, int(out.pop("hot", 0) or 0))
     if not params.errors:
