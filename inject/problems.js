@@ -2,7 +2,7 @@
 // dbg-bridge page client, part: what went wrong while the agent acted — the errors and failed requests since a mark
 // (an act's, a wait's, a navigation's), the acts that came before each error (a journal kept across reloads, so a
 // skill can replay them), and the source maps of the modules in an error's stack, fetched for the bridge to map the
-// frames back to the lines written (bridge/stacks.py). Shares one IIFE with the other parts (inject/__init__.py).
+// frames back to the lines written (bridge/pages/stacks.py). Shares one IIFE with the other parts (inject/__init__.py).
 
 const ACTS_KEY = '__dbg_acts';
 /** Acts the journal keeps (the steps a repro skill is made from). */

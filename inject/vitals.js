@@ -3,7 +3,7 @@
 // frames (Chromium's Long Animation Frames API) with the scripts that ran in them and, where the document allows
 // the JS Self-Profiling API (`Document-Policy: js-profiling`), the functions sampled while they ran; and LCP, CLS and
 // INP with the element each points at. Positions are in the code the dev server compiled: the bridge maps them
-// (bridge/stacks.py). Shares one IIFE with the other parts (inject/__init__.py).
+// (bridge/pages/stacks.py). Shares one IIFE with the other parts (inject/__init__.py).
 
 /** Long frames kept (the newest). */
 const VITALS_FRAMES = 30;

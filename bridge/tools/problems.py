@@ -1,4 +1,4 @@
-"""What broke, for the page tools: errors with their stacks mapped to the lines written (bridge/stacks.py; the maps
+"""What broke, for the page tools: errors with their stacks mapped to the lines written (bridge/pages/stacks.py; the maps
 fetched through the page once per module version), failed requests as `METHOD /path status`, the distinct errors
 grouped by their top frame with the act before each, and the acts that led to one saved as a repro skill."""
 
@@ -9,7 +9,7 @@ import time
 from typing import Any
 from urllib.parse import urlsplit
 
-from bridge import stacks
+from bridge.pages import stacks
 from bridge.errors import BridgeError
 from bridge.tools.page_handle import Page
 
@@ -128,7 +128,7 @@ def groups(entries: list[dict[str, Any]], acts: list[dict[str, Any]]) -> list[di
 async def save_repro(page: Page, name: str, group: dict[str, Any], acts: list[dict[str, Any]], origin: str) -> Any:
     """The acts that came before an error, from the load of the document they ran in, saved as a skill whose replay
     says whether the error comes back (`until.error`)."""
-    from bridge.agent.skills import Skill, Step, Target, Until
+    from bridge.skills.format import Skill, Step, Target, Until
 
     if page.skills is None:
         raise BridgeError("Skills are not set up on this bridge, so no repro can be saved.", code="not_available")

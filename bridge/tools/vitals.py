@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bridge import stacks
+from bridge.pages import stacks
 from bridge.tools import problems
 from bridge.tools.page_handle import Page
 

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from bridge.agent.skill_seam import open_settings_store
-from bridge.agent.skill_service import SkillService
+from bridge.skills.seam import open_settings_store
+from bridge.skills.service import SkillService
 from tests.inmemory.harness import SHAPES, bridge
 from tests.unit.test_stacks import PART
 

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from bridge.agent.skill_replay import StepFailed, match, run_page_step
-from bridge.agent.skills import Step, Target
+from bridge.skills.replay import StepFailed, match, run_page_step
+from bridge.skills.format import Step, Target
 from tests.support import run_async
 
 SAVE = Target(role="button", name="Save", text="Save changes", selector="#save", tag="button")
@@ -60,8 +60,8 @@ def test_several_everywhere_or_none_fails_the_step_naming_what_it_saw(totals, sa
 
 
 def test_a_repro_skill_says_whether_its_error_came_back_among_the_steps_errors():
-    from bridge.agent.skill_replay import reproduced
-    from bridge.agent.skills import Skill, Step, Until
+    from bridge.skills.replay import reproduced
+    from bridge.skills.format import Skill, Step, Until
 
     skill = Skill(name="crash", steps=[Step(action="goto", url="http://x/")],
                   until=Until(error="priceWithTax (src/cart.ts:13:15)"))

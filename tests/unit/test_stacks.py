@@ -1,6 +1,6 @@
-"""bridge/stacks.py: a page's stack parsed, mapped to the lines written, written compactly with library frames folded."""
+"""bridge/pages/stacks.py: a page's stack parsed, mapped to the lines written, written compactly with library frames folded."""
 
-from bridge import sourcemap, stacks
+from bridge.pages import sourcemap, stacks
 from tests.unit.test_sourcemap import vlq
 
 CART = "export function priceWithTax(line) {\n  const product = CATALOG[line.id]\n  return product.price * line.qty\n}\n"
