@@ -36,12 +36,12 @@
  * @typedef {{name: string, type: string, data: string}} Upload
  * @typedef {{action?: 'click' | 'dblclick' | 'hover' | 'focus' | 'fill' | 'type' | 'select' | 'check' | 'uncheck' | 'press' | 'scroll' | 'drag' | 'upload' | null, ref?: string | null, selector?: string | null, text?: string | null, nth?: number | null, exact?: boolean | null, value?: string | number | null, key?: string | null, to?: string | null, files?: Array<string> | null, dx?: number | null, dy?: number | null, trusted: 'auto' | true | false, force: boolean, actions?: Array<ActionParams> | null, snapshot: boolean, dryRun: boolean, checkTimeout: number, desktop?: boolean | null, resume?: string | null, failed?: string | null, uploads?: Array<Array<Upload> | null> | null}} ActParams
  * @typedef {{action: string, ref?: string | null, trusted?: boolean | null, input?: string | null, effect?: string | null, value?: string | null}} ActDone
- * @typedef {{done?: Array<ActDone> | null, changed?: Array<string> | null, submits?: Array<string> | null, url?: string | null, tree?: string | null, untrusted?: string | null, trusted?: string | null, errors?: any[] | null, failed?: any[] | null}} ActResult
+ * @typedef {{done?: Array<ActDone> | null, changed?: Array<string> | null, submits?: Array<string> | null, url?: string | null, tree?: string | null, untrusted?: string | null, trusted?: string | null}} ActResult
  * @typedef {{since: number, level?: string | null, limit: number, stack: boolean, errors: boolean, saveSkill?: string | null}} ConsoleParams
- * @typedef {{seq: number, level: string, text: string, time: number, url?: string | null, stack?: string | Array<string> | null, at?: string | null, code?: string | null, generated?: string | null, act?: number | null}} ConsoleEntry
- * @typedef {{entries?: Array<ConsoleEntry> | null, cursor: number, more: boolean, acts?: Array<Record<string, any>> | null, hot?: number | null}} ConsoleResult
+ * @typedef {{seq: number, level: string, text: string, time: number, url?: string | null, stack?: string | Array<string> | null}} ConsoleEntry
+ * @typedef {{entries: Array<ConsoleEntry>, cursor: number, more: boolean}} ConsoleResult
  * @typedef {{text?: string | null, exact: boolean, selector?: string | null, ref?: string | null, url?: string | null, networkIdle: boolean, state: 'visible' | 'hidden' | 'enabled', loadState?: 'load' | 'domcontentloaded' | null, timeout: number}} WaitParams
- * @typedef {{met: boolean, ms: number, value?: any, errors?: any[] | null, failed?: any[] | null}} WaitResult
+ * @typedef {{met: boolean, ms: number, value?: any}} WaitResult
  * @typedef {{action: 'goto' | 'back' | 'forward' | 'reload', url?: string | null, waitUntil: 'load' | 'domcontentloaded' | 'commit'}} NavigateParams
  * @typedef {{from: string, action: string, to?: string | null, doc?: string | null, crossDocument?: boolean | null, mark?: Record<string, any> | null}} NavigateResult
  * @typedef {{since: number, filter?: string | null, failedOnly: boolean, id?: number | null, resources: boolean, limit: number, devServer: boolean}} NetworkParams
@@ -51,7 +51,7 @@
  * @typedef {{errors?: Array<Record<string, any>> | null, failed?: Array<Record<string, any>> | null, moreErrors?: number | null, moreFailed?: number | null}} ProblemsResult
  * @typedef {{urls: Array<string>}} MapsParams
  * @typedef {{maps: Record<string, Record<string, any> | null>, hot?: number}} MapsResult
- * @typedef {{since: number, limit: number}} VitalsParams
+ * @typedef {{since: number}} VitalsParams
  * @typedef {{frames: Array<Record<string, any>>, cursor: number, profiling: string, lcp?: Record<string, any> | null, cls?: Record<string, any> | null, inp?: Record<string, any> | null, acts?: Array<Record<string, any>> | null}} VitalsResult
  * @typedef {{ref?: string | null, selector?: string | null}} ElementParams
  * @typedef {{ref: string, element: string, file?: string | null, line?: number | null, column?: number | null, via: string, components: Array<string>, note?: string | null, generated?: Record<string, any> | null}} SourceResult

@@ -13,7 +13,7 @@ const MAX_SOURCES_TEXT = 400000;
 const PROBLEMS_MAX = 10;
 
 /** @typedef {{seq: number, doc: string, url: string, t: number, action: string, frame: string, target?: RecordedTarget,
- *   value?: string, key?: string, label: string}} ActStep */
+ *   value?: string, secret?: boolean, key?: string, label: string}} ActStep */
 
 const acts = {
   /** @type {ActStep[]} */ journal: [],
@@ -46,7 +46,9 @@ const acts = {
       step.label = action + (a.url ? ' ' + clip(String(a.url), 120) : '');
       if (a.url) step.url = String(a.url);
     }
-    if (a.value != null && (action === 'fill' || action === 'type' || action === 'select')) step.value = clip(String(a.value), 2000);
+    // a password never goes into the journal (a repro skill asks for it as a secret parameter)
+    if (step.target && step.target.inputType === 'password') step.secret = true;
+    else if (a.value != null && (action === 'fill' || action === 'type' || action === 'select')) step.value = clip(String(a.value), 2000);
     if (a.key) step.key = String(a.key);
     this.journal.push(step);
     if (this.journal.length > ACTS_KEPT) this.journal.splice(0, this.journal.length - ACTS_KEPT);

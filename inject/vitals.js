@@ -160,10 +160,13 @@ function vitalElement(el) {
   return out;
 }
 
-/** The vitals command: the long frames since `since` (ms, performance time), and LCP, CLS, INP. @param {{since: number, limit: number}} params */
+/** The long frames page_vitals lists at most (the newest). */
+const VITALS_SHOWN = 10;
+
+/** The vitals command: the long frames since `since` (ms, performance time), and LCP, CLS, INP. @param {{since: number}} params */
 async function readVitals(params) {
   await new Promise((r) => setTimeout(r, 0)); // a long frame's entry is delivered after the frame
-  const frames = vitals.frames.filter((f) => f.start > params.since).slice(-params.limit);
+  const frames = vitals.frames.filter((f) => f.start > params.since).slice(-VITALS_SHOWN);
   for (const f of frames) {
     for (const s of f.scripts) if (s.line == null && s.url) Object.assign(s, await charToLine(s.url, s.char));
   }

@@ -147,13 +147,11 @@ class ConsoleParams(Params):
     since: Since = 0
     level: Annotated[Annotated[str, Field(max_length=200)] | None, Field(description="E.g. error,warn.")] = None
     limit: Annotated[int, Field(ge=1, le=500)] = 100
-    stack: Annotated[bool, Field(description="Each error's whole stack, mapped to the lines written (default: its "
-                                             "top app frame).")] = False
-    errors: Annotated[bool, Field(description="Distinct errors since the cursor, grouped by top frame: count, first/"
-                                              "last seen, the act before.")] = False
-    saveSkill: Annotated[Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")] | None,
-                         Field(description="With errors: save the acts before the newest error as this skill; "
-                                           "skill_run replays it and says if the error came back.")] = None
+    stack: Annotated[bool, Field(description="Whole mapped stacks.")] = False
+    errors: Annotated[bool, Field(description="Group by top frame, with the act before each.")] = False
+    #: The skill's name is checked where it is saved (bridge/skills/format.py check_name).
+    saveSkill: Annotated[Annotated[str, Field(max_length=80)] | None,
+                         Field(description="With errors: save the newest one's acts as a skill.")] = None
 
 
 class ProblemsParams(Params):
@@ -172,8 +170,7 @@ class MapsParams(Params):
 
 
 class VitalsParams(Params):
-    since: Annotated[float, Field(ge=0, description="Last `cursor` (long frames after it).")] = 0
-    limit: Annotated[int, Field(ge=1, le=30, description="Long frames at most (newest).")] = 10
+    since: Since = 0
 
 
 class WaitParams(Params):
@@ -356,12 +353,10 @@ class ActResult(_Result):
     tree: str | None = None
     untrusted: str | None = None
     trusted: str | None = None
-    #: What broke during the act and its settle window: errors (the tool answers one line each, at the top app
-    #: frame written) and failed requests (`METHOD /path status`).
-    errors: list[Any] | None = None
-    failed: list[Any] | None = None
     #: Not in the model (the outputSchema budget), but in the answer: `effect: "none"` when no action changed
-    #: anything, and `requests` ({started, settled, waitedMs, capMs}) when the act started requests.
+    #: anything, and `requests` ({started, settled, waitedMs, capMs}) when the act started requests; `errors` and
+    #: `failed` when something broke during the act and its settle window (the page sends raw stacks and request
+    #: rows; the tool answers one line each: the error at its top app frame as written, `METHOD /path status`).
 
 
 class ConsoleEntry(_Result):
@@ -372,24 +367,23 @@ class ConsoleEntry(_Result):
     url: str | None = None
     #: The page sends an error's raw stack; page_console answers its frames mapped, one line each (with `stack`).
     stack: str | list[str] | None = None
-    #: An error's top app frame at the line written (`fn (file:line:col)`), that line's text, and where it was
-    #: compiled to when that differs (page_console adds them).
-    at: str | None = None
-    code: str | None = None
-    generated: str | None = None
-    #: The act (its seq in the page's journal) an error came during or after.
-    act: int | None = None
+    #: The act (its seq in the page's journal) an error came during or after (page plumbing).
+    act: Annotated[int | None, Field(exclude=True)] = None
+    #: Not in the model (the outputSchema budget): page_console adds an error's top app frame at the line written
+    #: (`at`: `fn (file:line:col)`), that line's text (`code`), and where it was compiled to when that differs
+    #: (`generated`), or a `note` when no map covered it.
 
 
 class ConsoleResult(_Result):
-    """The entries since the cursor (page_console with `errors` answers `errors`, the groups, instead)."""
+    """The entries since the cursor (page_console with `errors` answers `errors`, the groups, and no entries)."""
 
-    entries: list[ConsoleEntry] | None = None
+    entries: list[ConsoleEntry]
     cursor: int
     more: bool
-    #: The page's journal of acts (with `errors`), and how many hot updates it took (a stale map's key).
-    acts: list[dict[str, Any]] | None = None
-    hot: int | None = None
+    #: The page's journal of acts (with `errors`), and how many hot updates it took (a stale map's key): plumbing
+    #: the tool takes out.
+    acts: Annotated[list[dict[str, Any]] | None, Field(exclude=True)] = None
+    hot: Annotated[int | None, Field(exclude=True)] = None
 
 
 class ProblemsResult(_Result):
@@ -426,9 +420,8 @@ class WaitResult(_Result):
     met: bool
     ms: int
     value: Any = None
-    #: What broke while it waited (as an act's answer says it).
-    errors: list[Any] | None = None
-    failed: list[Any] | None = None
+    #: Not in the model (the outputSchema budget): `errors` and `failed` when something broke while it waited (as
+    #: an act's answer says them).
 
 
 class NavigateResult(_Result):

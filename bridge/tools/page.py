@@ -242,8 +242,7 @@ async def page_navigate(
 
 
 async def page_console(page: Page, params: m.ConsoleParams) -> dict[str, Any]:
-    """Console messages and uncaught errors since a cursor, kept across reloads; each error at the line written
-    (`at`: fn (file:line:col), `code`: that line)."""
+    """Console messages and uncaught errors since a cursor, kept across reloads."""
     if params.saveSkill and not params.errors:
         raise errors.BridgeError("saveSkill saves the acts before an error: give errors: true with it.",
                                  code="invalid_argument")
@@ -254,8 +253,8 @@ async def page_console(page: Page, params: m.ConsoleParams) -> dict[str, Any]:
     if not params.errors:
         out["entries"] = [{k: v for k, v in e.items() if k != "act"} for e in out["entries"]]
         return {"pageId": page.page_id, **out}
-    found = problems.groups(out.pop("entries"), acts)
-    answer: dict[str, Any] = {"pageId": page.page_id, "errors": found, **out}
+    found = problems.groups(out["entries"], acts)
+    answer: dict[str, Any] = {"pageId": page.page_id, "errors": found, **out, "entries": []}
     if params.saveSkill:
         if not found:
             raise errors.BridgeError("No error since the cursor to save a repro of: give an earlier `since` (0 for "
@@ -268,8 +267,7 @@ async def page_console(page: Page, params: m.ConsoleParams) -> dict[str, Any]:
 
 
 async def page_vitals(page: Page, params: m.VitalsParams) -> dict[str, Any]:
-    """What the page spends its time on: long animation frames since a cursor, each with the functions it ran at the
-    lines written, and LCP, CLS and INP with the element each points at (ref and source)."""
+    """Long animation frames since a cursor, with the functions they ran; LCP, CLS, INP and their elements."""
     raw = await page.call("vitals", params, QUICK)
     return {"pageId": page.page_id, **await vitals.report(page, raw)}
 
@@ -335,10 +333,8 @@ TOOLS = [
     Tool(page_wait, read_only("Wait for the page"), output=of_page(m.WaitResult), hide=("loadState",)),
     Tool(page_navigate, acting("Navigate a page", open_world=True),
          output=obj("note:str", pageId="str", reloaded="bool", url="str", title="str", waited="str")),
-    Tool(page_console, read_only("Read the console"), output=of_page(m.ConsoleResult, "errors:list", "saved:obj")),
-    Tool(page_vitals, read_only("Read page vitals"),
-         output=obj("slowest:str", "note:str", "lcp:?obj", "cls:?obj", "inp:?obj", pageId="str", frames="list",
-                    cursor="num", profiling="str")),
+    Tool(page_console, read_only("Read the console"), output=of_page(m.ConsoleResult, "errors:list")),
+    Tool(page_vitals, read_only("Read page vitals"), output=obj("slowest:str", pageId="str", frames="list")),
     Tool(page_network, read_only("Read network traffic"), output=of_page(m.NetworkResult)),
     Tool(page_source, read_only("Find an element's source"), output=of_page(m.SourceResult)),
     Tool(page_highlight, acting("Highlight elements", destructive=False), output=of_page(m.HighlightResult)),

@@ -4,8 +4,6 @@ grouped by their top frame with the act before each, and the acts that led to on
 
 from __future__ import annotations
 
-import re
-import time
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -126,36 +124,7 @@ def groups(entries: list[dict[str, Any]], acts: list[dict[str, Any]]) -> list[di
 
 
 async def save_repro(page: Page, name: str, group: dict[str, Any], acts: list[dict[str, Any]], origin: str) -> Any:
-    """The acts that came before an error, from the load of the document they ran in, saved as a skill whose replay
-    says whether the error comes back (`until.error`)."""
-    from bridge.skills.format import Skill, Step, Target, Until
-
+    """The acts before an error saved as a repro skill (bridge/skills/repro.py), by the bridge's skill service."""
     if page.skills is None:
         raise BridgeError("Skills are not set up on this bridge, so no repro can be saved.", code="not_available")
-    seq = group.get("act")
-    last = next((a for a in acts if a.get("seq") == seq), None)
-    if last is None:
-        raise BridgeError(f"No act of the agent's came before {group.get('error')!r} (it came on load, from a timer, "
-                          "or from the human's input): there is nothing to replay. Reproduce it with page_act or "
-                          "page_navigate, then save again.", code="no_repro")
-    run = [a for a in acts if a.get("doc") == last.get("doc") and int(a.get("seq") or 0) <= int(seq or 0)]
-    steps = [Step(action="goto", url=str(run[0].get("url") or ""))]
-    for a in run:
-        action = a.get("action")
-        if action == "goto" and a.get("url"):
-            steps.append(Step(action="goto", url=str(a["url"])))
-            continue
-        if action not in ("click", "dblclick", "fill", "type", "select", "check", "uncheck", "press"):
-            continue
-        t = a.get("target") or {}
-        target = Target(role=str(t.get("role") or ""), name=str(t.get("name") or ""), text=str(t.get("text") or ""),
-                        selector=str(t.get("selector") or ""), tag=str(t.get("tag") or ""))
-        frame = str(a.get("frame") or "host")
-        steps.append(Step(action="fill" if action == "type" else action, target=target,
-                          frame=frame if re.fullmatch(r"host|f\d{1,4}", frame) else "host", value=a.get("value"),
-                          key=a.get("key")))
-    skill = Skill(name=name, scope=origin, start_url=steps[0].url, steps=steps, source="errors",
-                  description=f"Reproduces {group.get('error')} at {group.get('at') or '?'} "
-                              f"({len(steps) - 1} acts, saved {time.strftime('%Y-%m-%d %H:%M')})",
-                  until=Until(error=group.get("at") or str(group.get("error") or "")))
-    return await page.skills.skills.save(skill)
+    return await page.skills.save_repro(name, group, acts, origin)

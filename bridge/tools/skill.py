@@ -26,13 +26,13 @@ async def skill_run(
     params: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """Replay a recorded skill in one call (no model); fails naming the step that found no single element.
-    Checks its stop condition; a repro (page_console saveSkill) says whether its error came back."""
+    Checks its stop condition."""
     return await _service(page).run(name, params or {}, page.page_id, page.ctx)
 
 
 TOOLS = [
     Tool(skill_list, read_only("List skills"), output=obj(skills="list")),
     Tool(skill_run, acting("Run a skill", open_world=True),
-         output=obj("until:?str", "error:obj", "errors:list", "trace:str", "run:str", skill="str", revision="int", state="str", steps="list",
+         output=obj("until:?str", "trace:str", "run:str", skill="str", revision="int", state="str", steps="list",
                     ms="num")),
 ]
