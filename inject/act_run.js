@@ -173,8 +173,8 @@ function record(state, el, a, extra, eff, input, failed, threw) {
   const none = !hadEffect(eff, kind) && !alreadyHeld(el, a);
   if (threw) {
     // the input arrived: what it reached failed, and no other kind of input would help
-    if (none) line.effect = 'threw';
-    line.threw = true;
+    if (none) line.effect = 'threw'; // else it changed something, then threw: `threw` says so
+    else line.threw = true;
     line.why = 'The ' + kind + ' reached a handler that threw: ' + clip(threw, 200) + ' — see `errors` in this answer ' +
       '(mapped to the line written) and fix that; real input would run the same handler.';
   } else if (none) {
