@@ -216,3 +216,54 @@ def test_webpack_errors_are_at_the_lines_written(webpack, context, mcp):
         ("addToCart", "src/cart.js", written(src, "@calls recomputeTotal")[0]),
         ("add", "src/index.js", written(WEBPACK_APP / "src" / "index.js", "@calls addToCart")[0]),
     ], stack
+
+
+# ---- plain JS served as written: every kind of error, from acts, waits, navigations and frames -------------------
+
+PLAIN = Path(__file__).resolve().parent / "pages" / "errors.js"
+
+
+@pytest.fixture
+def plain(dev, context):
+    page = context.new_page()
+    page.goto(dev.url("/errors.html"))
+    page.wait_for_function(CONNECTED + " && window.__dbg.status().frames.some((f) => f.ready)", timeout=15000)
+    page.page_id = page.evaluate("window.__dbg.pageId")
+    return page
+
+
+def at_line(marker: str) -> str:
+    """`errors.js:LINE:` of the line carrying the marker in e2e/pages/errors.js (served as written: no map)."""
+    return f"(errors.js:{written(PLAIN, marker)[0]}:"
+
+
+def test_a_rejection_and_a_logged_error_are_reported_by_the_act_at_the_lines_written(plain, mcp):
+    out = ok(mcp.call("page_act", {"pageId": plain.page_id, "action": "click", "selector": "#reject"}))
+    (line,) = out["errors"]
+    assert line.startswith("Unhandled rejection: Error: rejected on purpose at rejectLater ") and at_line("@reject") in line
+    assert out["done"][0].get("effect") == "threw"
+    out = ok(mcp.call("page_act", {"pageId": plain.page_id, "action": "click", "selector": "#log"}))
+    (line,) = out["errors"]
+    assert line.startswith("Error: logged on purpose at logIt ") and at_line("@logged") in line, line
+    assert out["done"][0].get("effect") == "none"  # logging is not throwing: the click changed nothing
+    entry = ok(mcp.call("page_console", {"pageId": plain.page_id, "level": "error"}))["entries"][-1]
+    assert "note" not in entry and "generated" not in entry and entry["code"] == written(PLAIN, "@logged")[1]
+
+
+def test_a_wait_reports_the_error_thrown_while_it_waited(plain, mcp):
+    ok(mcp.call("page_act", {"pageId": plain.page_id, "action": "click", "selector": "#late"}))
+    out = ok(mcp.call("page_wait", {"pageId": plain.page_id, "text": "late", "exact": True}))
+    assert any("thrown late on purpose at late " in e and at_line("@late") in e for e in out.get("errors", [])), out
+
+
+def test_a_navigation_reports_the_error_the_new_document_threw_on_load(plain, dev, mcp):
+    out = ok(mcp.call("page_navigate", {"pageId": plain.page_id, "url": dev.url("/errors.html?boom=1")}))
+    assert any("thrown on load on purpose at onLoad " in e and at_line("@load") in e for e in out.get("errors", [])), out
+
+
+def test_an_error_in_a_same_origin_frame_is_that_frames_at_the_line_written(plain, mcp):
+    frame = plain.page_id.replace("/host", "/f0")
+    out = ok(mcp.call("page_act", {"pageId": frame, "action": "click", "selector": "#throw"}))
+    assert any("thrown in a frame on purpose at throwNow " in e and at_line("@frame") in e for e in out["errors"]), out
+    entry = ok(mcp.call("page_console", {"pageId": frame, "level": "error"}))["entries"][-1]
+    assert entry["at"].startswith("throwNow (errors.js:") and entry["code"] == written(PLAIN, "@frame")[1]

@@ -100,7 +100,10 @@ async function sourceMaps(urls) {
   const maps = {};
   let budget = MAX_SOURCES_TEXT;
   for (const url of urls) {
-    const full = /^webpack-internal:/.test(url) ? await evalSourceMap(url) : await sourceMapOf(url, true);
+    /** @type {any} */
+    let full = /^webpack-internal:/.test(url) ? await evalSourceMap(url) : await sourceMapOf(url, true);
+    if (!full && !/^webpack-internal:/.test(url)) full = await plainScript(url, budget);
+    if (full && full.plain && full.text) budget -= full.text.length;
     if (full && Array.isArray(full.sourcesContent)) {
       // the app's own sources only (a library's text is never an excerpt), within the budget
       full.sourcesContent = full.sourcesContent.map((/** @type {any} */ text, /** @type {number} */ i) => {
@@ -112,6 +115,19 @@ async function sourceMaps(urls) {
     maps[url] = full;
   }
   return { maps, hot: hotUpdates() };
+}
+
+/** A script served as written (no sourceMappingURL: plain JS, no build step): its positions are the lines written,
+ * and its text gives the excerpt. null when it cannot be read. @param {string} url @param {number} budget */
+async function plainScript(url, budget) {
+  try {
+    if (new URL(url).origin !== location.origin) return null;
+    const res = await fetch(url, { cache: 'force-cache', credentials: 'same-origin' });
+    if (!res.ok) return null;
+    const text = await res.text();
+    if (text.includes('sourceMappingURL=')) return null; // a map it names could not be read: not the file as written
+    return { url, plain: true, text: text.length <= budget ? text : undefined };
+  } catch (_) { return null; }
 }
 
 /** The inline map webpack's eval-source-map puts in a module's eval'd code, found in the scripts this document loaded

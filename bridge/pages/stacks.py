@@ -77,6 +77,10 @@ class DecodedMap:
 
     def __init__(self, part: dict[str, Any]) -> None:
         self.url = str(part.get("url") or "")
+        #: A script served as written (no map at all): its positions are the written ones, `text` its source.
+        self.plain = bool(part.get("plain"))
+        if self.plain:
+            part = {"url": self.url, "sources": [self.url], "mappings": "", "sourcesContent": [part.get("text")]}
         root = part.get("sourceRoot")
         prefix = root.rstrip("/") + "/" if isinstance(root, str) and root else ""
         self.sources = [prefix + str(s) for s in part.get("sources") or []]
@@ -87,6 +91,8 @@ class DecodedMap:
 
     def original(self, line: int, column: int) -> tuple[int, int, int] | None:
         """(source index, line, column), 1-based, written where generated `line`:`column` (1-based) comes from."""
+        if self.plain:
+            return 0, line, column
         if not 0 < line <= len(self._lines):
             return None
         hit = sourcemap.lookup(self._lines[line - 1], column - 1)

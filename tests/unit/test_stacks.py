@@ -76,3 +76,10 @@ def test_the_cache_keeps_a_map_per_module_version_and_forgets_the_least_recently
     assert isinstance(cache.get(a), stacks.DecodedMap) and ("b",) in cache
     cache.put(("c",), {"mappings": "!!", "sources": []})  # malformed: kept as no map
     assert ("b",) not in cache and a in cache and cache.get(("c",)) is None  # the least recently used went
+
+
+def test_a_script_served_as_written_keeps_its_positions_without_a_note_and_gives_its_line():
+    url = "http://localhost:8000/errors.js"
+    plain = stacks.DecodedMap({"url": url, "plain": True, "text": "function f() {\n  throw new Error('x')\n}\n"})
+    m = stacks.map_frame(stacks.Frame("f", url, 2, 3), plain)
+    assert (m.compact(), m.generated, m.note, m.code) == ("f (errors.js:2:3)", None, None, "throw new Error('x')")
