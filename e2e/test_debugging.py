@@ -251,7 +251,8 @@ def test_a_rejection_and_a_logged_error_are_reported_by_the_act_at_the_lines_wri
 
 
 def test_a_wait_reports_the_error_thrown_while_it_waited(plain, mcp):
-    ok(mcp.call("page_act", {"pageId": plain.page_id, "action": "click", "selector": "#late"}))
+    # started by code (an act would wait for the page to settle, and see it itself): it throws 200 ms later
+    ok(mcp.call("page_exec", {"pageId": plain.page_id, "code": "throwLater()"}))
     out = ok(mcp.call("page_wait", {"pageId": plain.page_id, "text": "late", "exact": True}))
     assert any("thrown late on purpose at late " in e and at_line("@late") in e for e in out.get("errors", [])), out
 

@@ -97,7 +97,8 @@ async def console_entries(page: Page, entries: list[dict[str, Any]], full: bool,
             top = stacks.top_app(f)
             if top is not None:
                 e.update(top.as_dict())
-            e["stack"] = stacks.folded(f) if full else None
+            # a stack with no frame to read (code run by eval, a browser's own format) stays as the page gave it
+            e["stack"] = (stacks.folded(f) if f else e.get("stack")) if full else None
         elif not full:
             e["stack"] = None
         out.append({k: v for k, v in e.items() if v is not None})
