@@ -127,6 +127,15 @@ def test_a_repro_skill_replays_the_error_before_the_fix_and_not_after_it(cart, v
                                            "const product = CATALOG[line.id] ?? { id: line.id, name: line.id, price: 0 }"))
     wait_until(lambda: "hmr update" in vite.log.read_text(errors="replace") or "page reload" in
                vite.log.read_text(errors="replace"), 20, 0.1, "vite's hot update")
+    # the hot update reached the page (no reload): the same click, in the same document, breaks nothing now
+    doc = cart.evaluate("performance.timeOrigin")
+
+    def fixed() -> bool:
+        out = ok(mcp.call("page_act", {"pageId": cart.page_id, "action": "click", "ref": ref_of(mcp, cart.page_id, "Add")}))
+        return not out.get("errors")
+
+    wait_until(fixed, 10, 0.2, "the hot update's fix in the page")
+    assert cart.evaluate("performance.timeOrigin") == doc
     after = ok(mcp.call("skill_run", {"pageId": cart.page_id, "name": "cart-crash"}))
     assert after["error"]["reproduced"] is False and after["state"] == "done", after
     assert cart.evaluate("window.__dbg.pageId") == cart.page_id
