@@ -277,3 +277,33 @@ def test_an_error_in_a_same_origin_frame_is_that_frames_at_the_line_written(plai
     assert any("thrown in a frame on purpose at throwNow " in e and at_line("@frame") in e for e in out["errors"]), out
     entry = ok(mcp.call("page_console", {"pageId": frame, "level": "error"}))["entries"][-1]
     assert entry["at"].startswith("throwNow (errors.js:") and entry["code"] == written(PLAIN, "@frame")[1]
+
+
+def test_webpack_a_slow_handler_is_attributed_to_its_function_and_line_without_sampling(webpack, context, mcp, request):
+    """No Document-Policy header here: the long frame's script entry point (the listener itself, for a handler the
+    app attached) is the attribution, mapped like a frame. Real input: an act's synthetic click runs inside the
+    client's own task, so its entry point is the client."""
+    page = context.new_page()
+    page.goto(webpack)
+    page.wait_for_function(CONNECTED + " && window.appReady === true", timeout=15000)
+    page_id = page.evaluate("window.__dbg.pageId")
+    page.click("#sort")
+    vitals: dict = {}
+
+    def slow() -> bool:
+        vitals.update(ok(mcp.call("page_vitals", {"pageId": page_id})))
+        return any(f["ms"] >= 250 for f in vitals["frames"])
+
+    try:
+        wait_until(slow, 10, 0.2, "the slow click's long animation frame")
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}: {vitals}") from None
+    assert vitals["profiling"] == "not allowed"
+    line = written(WEBPACK_APP / "src" / "index.js", "@slow handler")[0]
+    if request.node.callspec.params["webpack"] == "eval-source-map":
+        # Chromium attributes no script to eval'd code: the frame is there, and the answer says how to see more
+        assert "no script attributed" in vitals["slowest"] and "js-profiling" in vitals["note"], vitals
+        return
+    script = next(s for f in vitals["frames"] for s in f["scripts"] if "onSort" in s)
+    assert re.search(rf"^\d+ ms event-listener BUTTON#sort\.onclick -> onSort \(src/index\.js:{line}:\d+\)$", script), \
+        vitals

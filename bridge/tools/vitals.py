@@ -10,7 +10,8 @@ from bridge.pages import stacks
 from bridge.tools import problems
 from bridge.tools.page_handle import Page
 
-PROFILING_HINT = ("The time was in library code (a framework's event dispatch, e.g. React's): to see which of your "
+PROFILING_HINT = ("The time was in library code (a framework's event dispatch, e.g. React's) or in code the browser "
+                  "does not attribute (eval'd modules, e.g. webpack's eval-source-map): to see which of your "
                   "functions ran, serve the page with the response header `Document-Policy: js-profiling` (Vite: "
                   "server.headers; webpack-dev-server: devServer.headers), so the client can sample them.")
 
@@ -56,8 +57,8 @@ async def report(page: Page, raw: dict[str, Any]) -> dict[str, Any]:
             row["after"] = labels[f["act"]]
         if where:
             row["in"] = where
-        elif scripts and all("[library]" in s or "dbg-bridge client" in s for s in scripts):
-            library_only = True
+        elif all("[library]" in s or "dbg-bridge client" in s for s in scripts):
+            library_only = True  # (no script at all: code the browser does not attribute, such as eval'd modules)
         row["scripts"] = scripts
         out_frames.append(row)
     for e in elements:
@@ -68,7 +69,8 @@ async def report(page: Page, raw: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {"frames": out_frames, "cursor": raw.get("cursor"), "profiling": raw.get("profiling")}
     slowest = max(out_frames, key=lambda r: r.get("ms") or 0, default=None)
     if slowest is not None:
-        top = (slowest.get("in") or [None])[0] or (slowest["scripts"] or ["?"])[0]
+        top = ((slowest.get("in") or [None])[0] or (slowest["scripts"] or [None])[0]
+               or "no script attributed (eval'd code, or the browser's own work: style, layout, paint)")
         out["slowest"] = f"{slowest['ms']} ms frame: {top}" + (f", after {slowest['after']}" if slowest.get("after")
                                                                 else "")
     for key in ("lcp", "cls", "inp"):

@@ -12,4 +12,9 @@ function add(id) {
   total.textContent = 'Total: ' + next.total.toFixed(2);
 }
 document.getElementById('add').addEventListener('click', () => add('kiwi'));
+document.getElementById('sort').addEventListener('click', function onSort() { // @slow handler
+  const until = performance.now() + 300;
+  while (performance.now() < until) { /* a busy loop of 300 ms */ }
+  total.textContent = 'sorted';
+});
 window.appReady = true;
