@@ -137,6 +137,7 @@ async function charToLine(url, char) {
       }
     } catch (_) { text = null; }
     scriptTexts.set(url, text);
+    if (scriptTexts.size > 10) scriptTexts.delete(scriptTexts.keys().next().value || ''); // the oldest goes
   }
   const text = scriptTexts.get(url);
   if (text == null || char > text.length) return null;
