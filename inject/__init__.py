@@ -30,6 +30,7 @@ PARTS: tuple[str, ...] = (
     "network.js",
     "problems.js",
     "vitals.js",
+    "devserver.js",
     "source.js",
     "overlay.js",
     "human_panel.js",
