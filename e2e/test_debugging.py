@@ -254,7 +254,7 @@ def test_a_rejection_and_a_logged_error_are_reported_by_the_act_at_the_lines_wri
     out = ok(mcp.call("page_act", {"pageId": plain.page_id, "action": "click", "selector": "#log"}))
     (line,) = out["errors"]
     assert line.startswith("Error: logged on purpose at logIt ") and at_line("@logged") in line, line
-    assert out["done"][0].get("effect") == "none"  # logging is not throwing: the click changed nothing
+    assert out["done"][0].get("effect") == "threw"  # an Error logged as is: how frameworks report a handler's
     entry = ok(mcp.call("page_console", {"pageId": plain.page_id, "level": "error"}))["entries"][-1]
     assert "note" not in entry and "generated" not in entry and entry["code"] == written(PLAIN, "@logged")[1]
 
@@ -307,3 +307,49 @@ def test_webpack_a_slow_handler_is_attributed_to_its_function_and_line_without_s
     script = next(s for f in vitals["frames"] for s in f["scripts"] if "onSort" in s)
     assert re.search(rf"^\d+ ms event-listener BUTTON#sort\.onclick -> onSort \(src/index\.js:{line}:\d+\)$", script), \
         vitals
+
+
+# ---- Vue: a handler's error that Vue catches and logs is the act's, at the lines written (SFC maps) -------------
+
+VUE_CART = """// a bug two calls deep, written into the Vue app's copy by the test
+export function priceWithTax(line) {
+  return line.product.price * 1.2 // @bug
+}
+
+export function addToCart(lines, id) {
+  return [...lines, { id }].map(priceWithTax) // @calls priceWithTax
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def vue(bridge, tmp_path_factory) -> Iterator[ViteApp]:
+    server = ViteApp("vue", tmp_path_factory.mktemp("vue"), bridge.client_js()).start()
+    try:
+        server.write("src/cart.js", VUE_CART)
+        app = server.file("src/App.vue").read_text()
+        app = app.replace("import { ref } from 'vue'\n", "import { ref } from 'vue'\nimport { addToCart } from './cart.js'\n")
+        app = app.replace("function addFruit() {", "function addBad() {\n  addToCart([], 'kiwi') // @calls addToCart\n}\n"
+                                                     "function addFruit() {")
+        app = app.replace('<button id="add" @click="addFruit">', '<button id="bad" @click="addBad">Bad</button>\n'
+                                                                   '    <button id="add" @click="addFruit">')
+        server.write("src/App.vue", app)
+        yield server
+    finally:
+        server.stop()
+
+
+def test_vue_a_handler_error_vue_logs_is_the_acts_at_the_lines_written(vue, context, mcp):
+    page = context.new_page()
+    page.goto(vue.url())
+    page.wait_for_function(CONNECTED + " && !!document.getElementById('bad')", timeout=20000)
+    page_id = page.evaluate("window.__dbg.pageId")
+    out = ok(mcp.call("page_act", {"pageId": page_id, "action": "click", "selector": "#bad"}))
+    assert out["done"][0].get("effect") == "threw", out  # Vue caught it and logged it: the handler still failed
+    cart = vue.file("src/cart.js")
+    (line,) = [e for e in out["errors"] if "TypeError" in e]
+    assert frame_at(line)[:3] == ("priceWithTax", "src/cart.js", written(cart, "@bug")[0]), line
+    full = ok(mcp.call("page_console", {"pageId": page_id, "level": "error", "stack": True}))["entries"]
+    stack = next(e for e in full if "TypeError" in e["text"])["stack"]
+    frames = [frame_at(s)[:3] for s in stack if s.startswith("at ") and "(" in s]
+    assert ("addBad", "src/App.vue", written(vue.file("src/App.vue"), "@calls addToCart")[0]) in frames, stack

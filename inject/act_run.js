@@ -126,10 +126,10 @@ async function steps(state, params, ctx) {
   return finish(state, params);
 }
 
-/** The first uncaught error or unhandled rejection since console seq `from` (its text), or '' when none was.
- * @param {number} from */
+/** The first error thrown (uncaught, a rejection) or logged as an Error since console seq `from` (its text), or ''
+ * when none was. @param {number} from */
 function handlerThrew(from) {
-  const e = consoleLog.entries.find((x) => x.seq > from && x.level === 'error' && /^(Uncaught|Unhandled rejection)\b/.test(x.text));
+  const e = consoleLog.entries.find((x) => x.seq > from && x.thrown);
   return e ? e.text : '';
 }
 
@@ -179,7 +179,7 @@ function record(state, el, a, extra, eff, input, failed, threw) {
     // the input arrived: what it reached failed, and no other kind of input would help
     if (none) line.effect = 'threw'; // else it changed something, then threw: `threw` says so
     else line.threw = true;
-    line.why = 'The ' + kind + ' reached a handler that threw: ' + clip(threw, 200) + ' — see `errors` in this answer ' +
+    line.why = 'The ' + kind + ' reached a handler that threw (or logged) an error: ' + clip(threw, 200) + ' — see `errors` in this answer ' +
       '(mapped to the line written) and fix that; real input would run the same handler.';
   } else if (none) {
     line.effect = 'none';

@@ -371,6 +371,8 @@ class ConsoleEntry(_Result):
     stack: str | list[str] | None = None
     #: The act (its seq in the page's journal) an error came during or after (page plumbing).
     act: Annotated[int | None, Field(exclude=True)] = None
+    #: Whether it is an error thrown, or an Error logged as is (what an act counts as its handler's failure).
+    thrown: Annotated[bool | None, Field(exclude=True)] = None
     #: Not in the model (the outputSchema budget): page_console adds an error's top app frame at the line written
     #: (`at`: `fn (file:line:col)`), that line's text (`code`), and where it was compiled to when that differs
     #: (`generated`), or a `note` when no map covered it.

@@ -91,7 +91,7 @@ async def console_entries(page: Page, entries: list[dict[str, Any]], full: bool,
     by_seq = {e.get("seq"): f for e, f in zip(errs, frames)}
     out = []
     for e in entries:
-        e = dict(e)
+        e = {k: v for k, v in e.items() if k != "thrown"}
         f = by_seq.get(e.get("seq"))
         if f is not None:
             top = stacks.top_app(f)
