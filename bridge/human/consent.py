@@ -22,6 +22,9 @@ CONSENT_ONCE, CONSENT_ORIGIN, CONSENT_DENY = "Allow once", "Allow on this origin
 #: Consent classes the call being handled needs no prompt for: a run's `--allow` (bridge/runs/toolbox.py sets it
 #: around each of the run's calls; nothing else does). Each such decision is audited as "allowed by run".
 PREAPPROVED: ContextVar[frozenset[str]] = ContextVar("dbg_preapproved", default=frozenset())
+#: Who granted the run's `allow` (bridge/runs/loop.py sets it for the run's task): "terminal", "cockpit", or
+#: "config" (--run-allow, which is all an agent's run gets).
+GRANTED_BY: ContextVar[str] = ContextVar("dbg_granted_by", default="config")
 
 #: Classes that reach beyond the page (the human's disk): answered in the cockpit only, never by a card in the page
 #: (its own scripts share the card's world) nor by an MCP client (the token is the agent's). open_file (bridge/human/
@@ -99,7 +102,8 @@ class Consent:
         if (kind, origin) in self.approved:
             return
         if kind in PREAPPROVED.get():
-            audit.human("consent", target.page_id, action=kind, origin=origin, decision="allowed by run")
+            audit.human("consent", target.page_id, action=kind, origin=origin, decision="allowed by run",
+                        grantedBy=GRANTED_BY.get())
             return
         question, instead = CONSENT_TEXT[kind]
         preview = detail if len(detail) <= 600 else detail[:600] + "…"
