@@ -23,6 +23,7 @@ from bridge.human.questions import Questions
 from bridge.pages.registry import Registry
 from bridge.settings import Settings
 from bridge.shared.seam import SharedState
+from bridge.pages.stacks import SourceMaps
 from bridge.pages.webmcp import WebTools
 
 
@@ -42,6 +43,8 @@ class BridgeState:
         self.inbox = Inbox(share=_InboxShare(self))
         self.clients = Clients()
         self.questions = Questions(on_change=lambda q, opened: self.shared.question_changed(q, opened))
+        #: Pages' source maps, decoded once per module version (bridge/pages/stacks.py).
+        self.source_maps = SourceMaps()
         #: The WebMCP tools each page registered (page data, checked there).
         self.webtools = WebTools(self.inbox)
         #: Every tool call and human event: appended to audit.jsonl and streamed to the cockpit.

@@ -11,6 +11,7 @@ from bridge.skills import trace as skill_trace
 from bridge.skills.memory import Memory
 from bridge.skills.recording import Recordings
 from bridge.skills.replay import replay
+from bridge.skills.repro import repro_skill
 from bridge.skills.format import Skills, Until
 from bridge.errors import BridgeError
 from bridge.pages.protocol import EventMsg
@@ -97,6 +98,10 @@ class SkillService:
         finally:
             trace.close()
             await self.learn(trace.path)
+
+    async def save_repro(self, name: str, group: dict[str, Any], acts: list[dict[str, Any]], origin: str) -> Any:
+        """The acts before an error saved as a skill that replays it (bridge/skills/repro.py)."""
+        return await self.skills.save(repro_skill(name, group, acts, origin))
 
     async def learn(self, path: Path) -> list[Any]:
         """What a finished trace (a skill run's, or an agent run's) teaches memory."""
