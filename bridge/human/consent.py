@@ -46,6 +46,14 @@ CONSENT_TEXT = {
 }
 
 
+def served_by_bridge(origin: str, port: int) -> bool:
+    """The origin is the bridge's own (its /demo, a per-tab *.localhost host): code there shares the cockpit's origin
+    and so could act as the cockpit, so running it is asked in the cockpit only."""
+    parts = urlsplit(origin)
+    host = (parts.hostname or "").lower()
+    return parts.port == port and (host in ("127.0.0.1", "localhost", "::1") or host.endswith(".localhost"))
+
+
 def origin_of(url: str) -> str:
     parts = urlsplit(url)
     return f"{parts.scheme}://{parts.netloc}"
@@ -107,10 +115,14 @@ class Consent:
             return
         question, instead = CONSENT_TEXT[kind]
         preview = detail if len(detail) <= 600 else detail[:600] + "…"
-        cockpit_only = kind in COCKPIT_ONLY
+        own = served_by_bridge(origin, settings.port)
+        cockpit_only = kind in COCKPIT_ONLY or (own and kind in ("eval", "tool"))
         choices = [CONSENT_ONCE, CONSENT_DENY] if cockpit_only else [CONSENT_ONCE, CONSENT_ORIGIN, CONSENT_DENY]
-        q, answered = await self.asking.ask(target, "consent", question.format(page=target.page_id, origin=origin),
-                                            choices, preview, settings.consent_wait, human_only=cockpit_only)
+        text = question.format(page=target.page_id, origin=origin)
+        if own:
+            text += " This page is served by the bridge itself: code there could act as the cockpit."
+        q, answered = await self.asking.ask(target, "consent", text, choices, preview, settings.consent_wait,
+                                            human_only=cockpit_only)
         if not answered:
             where = "in the bridge cockpit" if cockpit_only else f"in {target.page_id}"
             audit.human("consent", target.page_id, questionId=q.id, action=kind, origin=origin, decision="timeout")
