@@ -169,6 +169,8 @@ def test_the_slow_handler_is_attributed_to_its_function_and_line(cart, vite, mcp
     sort_line = written(vite.file("src/App.tsx"), 'id="sort"')[0]
     assert inp["type"] in ("click", "pointerup", "pointerdown") and inp["ref"], inp
     assert inp["source"].startswith(f"src/App.tsx:{sort_line}:"), inp
+    lcp = ok(mcp.call("page_vitals", {"pageId": cart.page_id}))["lcp"]
+    assert lcp["ms"] > 0 and lcp["ref"] and lcp["source"].startswith("src/App.tsx:"), lcp
 
 
 # ---- webpack: the same bug, mapped through eval-source-map and source-map --------------------------------------
@@ -353,3 +355,17 @@ def test_vue_a_handler_error_vue_logs_is_the_acts_at_the_lines_written(vue, cont
     stack = next(e for e in full if "TypeError" in e["text"])["stack"]
     frames = [frame_at(s)[:3] for s in stack if s.startswith("at ") and "(" in s]
     assert ("addBad", "src/App.vue", written(vue.file("src/App.vue"), "@calls addToCart")[0]) in frames, stack
+
+
+def test_a_layout_shift_names_the_elements_it_moved(plain, mcp):
+    ok(mcp.call("page_exec", {"pageId": plain.page_id, "code": "const d = document.createElement('div'); "
+                              "d.style.height = '300px'; document.body.prepend(d); 1"}))
+    cls: dict = {}
+
+    def shifted() -> bool:
+        cls.update(ok(mcp.call("page_vitals", {"pageId": plain.page_id}))["cls"])
+        return cls["value"] > 0
+
+    wait_until(shifted, 10, 0.1, "a layout shift")
+    # Chromium names the largest element that moved (here the body, whose content all went down)
+    assert cls["elements"] and cls["elements"][0]["ref"] and cls["elements"][0]["element"].startswith("[Element <"), cls
