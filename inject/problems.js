@@ -35,6 +35,8 @@ const acts = {
   /** Note one action the agent is about to do (returns its seq; errors until the next act name it).
    * @param {string} action @param {Element|null} el @param {Record<string, any>} a @param {string} frame */
   begin(action, el, a, frame) {
+    // read again first: the tab's same-origin frames share this journal (sessionStorage) and append to it too
+    this.loaded = false;
     this.load();
     /** @type {ActStep} */
     const step = { seq: ++this.seq, doc: DOC_ID, url: location.href, t: Date.now(), action, frame: frame || 'host', label: '' };
