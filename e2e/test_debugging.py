@@ -161,10 +161,11 @@ def test_the_slow_handler_is_attributed_to_its_function_and_line(cart, vite, mcp
         raise AssertionError(f"{exc}: {vitals}") from None
     assert vitals["profiling"] == "on", vitals
     line = defined(vite.file("src/cart.ts"), "sortCatalog")
-    assert re.match(rf"\d+ ms frame: \d+ ms in sortCatalog \(src/cart\.ts:{line}:\d+\), after click button \"Sort\"$",
-                    vitals["slowest"]), vitals
-    ms = int(vitals["slowest"].split(" ms in ")[0].split(": ")[-1])
-    assert 200 <= ms <= 2000, vitals
+    frame = next(f for f in vitals["frames"] if f.get("in"))
+    assert re.match(rf"\d+ ms in sortCatalog \(src/cart\.ts:{line}:\d+\)$", frame["in"][0]), vitals
+    assert frame["after"] == 'click button "Sort"' and 200 <= int(frame["in"][0].split(" ms")[0]) <= 2000, vitals
+    if max(f["ms"] for f in vitals["frames"]) == frame["ms"]:  # (a long frame of the load's may come after cursor)
+        assert vitals["slowest"] == f"{frame['ms']} ms frame: {frame['in'][0]}, after click button \"Sort\"", vitals
     # INP counts real input only (synthetic events have no event timing): the human's click on Sort
     cart.click("#sort")
     wait_until(lambda: (ok(mcp.call("page_vitals", {"pageId": cart.page_id})).get("inp") or {}).get("ms", 0) >= 250,
