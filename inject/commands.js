@@ -159,6 +159,7 @@ const COMMANDS = {
     const timeoutMs = params.timeout * 1000;
     const state = params.state;
     if (params.loadState) return waitLoaded(params.loadState, timeoutMs, ctx.signal);
+    if (params.update != null) throw new DbgError('bad_arguments', 'update is waited for in the bridge (a reload ends any wait in the page): call page_wait {update}.');
     if (params.networkIdle) {
       const quiet = NETWORK_IDLE_MS;
       try {
