@@ -53,6 +53,9 @@ class BridgeState:
         self.desktop: Any = None
         #: Skills and memory (bridge.skills.service.SkillService), built by create_app; None until then.
         self.skills: Any = None
+        #: The one road into tools for what calls one inside the bridge (bridge.tools.road.Road), built with the
+        #: MCP server; None until then.
+        self.road: Any = None
         #: The runs of this bridge (bridge.runs.service.Agent), built by the app; None outside one.
         self.agent: Any = None
         #: Pages, questions and the inbox as every replica sees them (bridge/shared/seam.py, picked once).

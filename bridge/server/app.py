@@ -39,7 +39,7 @@ def create_app(settings: Settings, token: str | None) -> Starlette:
     state.skills = SkillService(state, open_settings_store(settings))  # Redis with --cluster, else files
     policy = Policy(settings)
     server = build_server(state)
-    agent = state.agent = Agent(settings, state, server)  # runs call the same server in-process
+    agent = state.agent = Agent(settings, state)  # runs call the same server in-process (state.road)
     mcp_endpoint = TokenGate(watching_agent(http_app(server, state, policy), state.audit), token)
     if token:
         state.audit.secrets.add(token)  # never in the audit log, wherever an argument carries it

@@ -8,15 +8,13 @@ import asyncio
 import logging
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 from bridge.skills.compile import compile_recording
 from bridge.skills.format import Skill, Skills, Until, check_name
 from bridge.errors import BridgeError, PageGone
 from bridge.pages.protocol import RecordedStep
-
-if TYPE_CHECKING:
-    from bridge.tools.page_handle import Page
 
 log = logging.getLogger("bridge.skills.recording")
 #: Steps one recording may hold (a human does not click this often; a runaway page might).
@@ -64,10 +62,10 @@ def describe(step: RecordedStep) -> str:
 
 
 class Recordings:
-    def __init__(self, skills: Skills, page_for: Any) -> None:
+    def __init__(self, skills: Skills, record: Callable[[str, dict[str, Any]], Awaitable[None]]) -> None:
         self.skills = skills
-        #: instance id -> the Page of that tab's top frame (the dispatcher resolves it)
-        self.page_for = page_for
+        #: Sends the `record` command to a tab's top frame: (instance id, its params).
+        self.record = record
         self.by_name: dict[str, Recording] = {}
 
     def active_on(self, instance: str) -> Recording | None:
@@ -80,10 +78,9 @@ class Recordings:
                               "--page PAGEID`.", code="unknown_recording")
         return rec
 
-    async def start(self, page: Page, name: str) -> Recording:
+    async def start(self, instance: str, name: str) -> Recording:
+        """Start recording the human's input in the tab `instance` as the skill `name`."""
         check_name(name)
-        tab = page.tab
-        instance = tab.target.inst.id
         running = self.active_on(instance)
         if running is not None:
             raise BridgeError(f"Tab {instance} is already recording {running.name!r}: stop that one first.",
@@ -94,7 +91,7 @@ class Recordings:
         rec = Recording(name, instance)
         self.by_name[name] = rec
         try:
-            await tab.call("record", {"on": True, "name": name}, 10)
+            await self.record(instance, {"on": True, "name": name})
         except BridgeError:
             del self.by_name[name]
             raise
@@ -120,7 +117,7 @@ class Recordings:
             return rec
         if not page_stopped:
             try:
-                await self.page_for(rec.instance).call("record", {"on": False}, 10)
+                await self.record(rec.instance, {"on": False})
             except (PageGone, BridgeError) as exc:  # the tab is gone: what it recorded is still a skill
                 log.info("recording %s: could not tell tab %s to stop (%s)", name, rec.instance, exc)
         if not any(s.action != "load" for s in rec.steps):

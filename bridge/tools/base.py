@@ -22,6 +22,7 @@ from bridge.errors import BridgeError
 from bridge.server.progress import REQUEST
 from bridge.tools import flatten
 from bridge.tools.page_handle import Page
+from bridge.tools.road import note_raised
 
 if TYPE_CHECKING:
     from bridge.state import BridgeState
@@ -110,6 +111,7 @@ class Tool:
                 value = await handler(first, **args)
             except BridgeError as exc:
                 state.audit.tool_call(name, kwargs, (time.perf_counter() - started) * 1000, error=exc)
+                note_raised(exc)
                 return error_result(exc)
             except asyncio.CancelledError as exc:
                 state.audit.tool_call(name, kwargs, (time.perf_counter() - started) * 1000, error=exc)
@@ -119,6 +121,7 @@ class Tool:
                 err = BridgeError(f"{name} failed inside the bridge ({type(exc).__name__}: {exc}). This is a bridge "
                                   "bug, not your arguments: retry once, then try another tool.", code="internal_error")
                 state.audit.tool_call(name, kwargs, (time.perf_counter() - started) * 1000, error=err)
+                note_raised(err)
                 return error_result(err)
             finally:
                 REQUEST.reset(request)

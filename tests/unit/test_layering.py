@@ -163,8 +163,10 @@ RULES: dict[str, tuple[str, ...]] = {
     "bridge.cluster": ("bridge.errors", "bridge.pages", "bridge.human", "bridge.state"),
     "bridge.tools": ("bridge.errors", "bridge.settings", "bridge.state", "bridge.desktop", "bridge.pages",
                      "bridge.human", "bridge.runs.budgets", *PLUMBING),
-    "bridge.runs": ("bridge.errors", "bridge.settings", "bridge.pages", "bridge.human", "bridge.tools", *PLUMBING),
-    "bridge.skills": ("bridge.errors", "bridge.settings", "bridge.state", "bridge.pages", "bridge.tools",
+    # the one road into tools (bridge/tools/road.py) is all runs and skills know of the tools
+    "bridge.runs": ("bridge.errors", "bridge.settings", "bridge.pages", "bridge.human", "bridge.tools.road",
+                    *PLUMBING),
+    "bridge.skills": ("bridge.errors", "bridge.settings", "bridge.state", "bridge.pages", "bridge.tools.road",
                       "bridge.runs.seams", "bridge.runs.trace"),
     "bridge.routes": ("bridge.errors", "bridge.state", "bridge.inject", "bridge.pages", "bridge.human",
                       "bridge.runs", "bridge.skills", *PLUMBING),
