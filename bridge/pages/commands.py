@@ -120,19 +120,27 @@ class Upload(Params):
 
 
 class ActParams(ActionParams):
-    """act: one action, or a batch in `actions`. A dry run must be a real boolean (it decides whether consent is
-    asked, and the page reads it with JavaScript truthiness)."""
+    """act, as an agent gives it (page_act, page_exec(command='act')): one action, or a batch in `actions`. A dry
+    run must be a real boolean (it decides whether consent is asked, and the page reads it with JavaScript
+    truthiness)."""
 
     actions: Annotated[Annotated[list[ActionParams], Field(max_length=200)] | None,
                        Field(description="Batch of {action, ref, ...}.")] = None
     #: A snapshot after the actions, in the answer.
     snapshot: bool = False
+    #: Only say which actions would submit a form (nothing acts).
     dryRun: Annotated[bool, Field(strict=True)] = False
     #: Real input (true), synthetic only (false), or real input when synthetic did nothing (auto): README, Acting.
     trusted: Literal["auto", True, False] = "auto"
     #: Skip the actionability checks.
     force: bool = False
-    #: Seconds the actionability checks may wait, all actions together (page_act sets it from its timeout).
+
+
+class ActWire(ActParams):
+    """act as the page gets it: the agent's params plus the bridge's plumbing, which only the act pipeline
+    (bridge/tools/act.py) fills in."""
+
+    #: Seconds the actionability checks may wait, all actions together (set from the call's timeout).
     checkTimeout: Annotated[float, Field(ge=0, le=300)] = 5
     #: The bridge can send real input into this tab's window on its desktop (it resumes the act after).
     desktop: bool | None = None
@@ -512,10 +520,18 @@ class Command:
     consent: ConsentClass | None
     read_only: bool
     tool: str | None
-    #: The params model, checked on every path an agent reaches the command by, before the policy runs.
+    #: The params model: what an agent gives, checked on every path it reaches the command by, before the policy
+    #: runs.
     params: type[BaseModel]
     #: What the client answers (mirrored in inject/command_types.js).
     result: type[BaseModel]
+    #: What the page gets, when the bridge adds plumbing of its own to the agent's params (None: `params`).
+    wire: type[BaseModel] | None = None
+
+    @property
+    def sent(self) -> type[BaseModel]:
+        """The model of the params as the exec frame carries them (mirrored in inject/command_types.js)."""
+        return self.wire or self.params
 
 
 #: Every command a client answers, with its policy. The client's COMMANDS table (inject/commands.js) names the same.
@@ -527,7 +543,7 @@ COMMAND_TABLE: dict[str, Command] = {c.name: c for c in (
     Command("snapshot", None, True, "page_snapshot", SnapshotParams, SnapshotResult),
     Command("find", None, True, "page_find", FindParams, FindResult),
     # consent only when the actions would submit a form (a dry run tells)
-    Command("act", "submit", False, "page_act", ActParams, ActResult),
+    Command("act", "submit", False, "page_act", ActParams, ActResult, wire=ActWire),
     Command("console", None, True, "page_console", ConsoleParams, ConsoleResult),
     Command("wait", None, True, "page_wait", WaitParams, WaitResult),
     # consent only when going to another origin
@@ -556,22 +572,35 @@ def explain(exc: ValidationError) -> str:
     return "; ".join(f"{'.'.join(map(str, e['loc'])) or 'body'}: {e['msg']}" for e in exc.errors()[:5])
 
 
-def parse_params(command: str, params: BaseModel | dict[str, Any] | None) -> BaseModel:
-    """`params` as `command`'s params model reads them (a model already of that kind as it is), or a bad_arguments
-    error saying what is wrong."""
+def parse_params(command: str, params: BaseModel | dict[str, Any] | None, *, wire: bool = False) -> BaseModel:
+    """`params` as `command`'s params model reads them (`wire`: as the page gets them, the bridge's plumbing
+    included; a model already of that kind as it is), or a bad_arguments error saying what is wrong."""
     spec = COMMAND_TABLE.get(command)
     if spec is None:
         raise errors.BridgeError(f"'{command}' is not a page command. Known: {', '.join(COMMAND_TABLE)}.",
                                  code="bad_arguments")
-    if isinstance(params, spec.params):
+    model = spec.sent if wire else spec.params
+    if type(params) is model:
         return params
     if isinstance(params, BaseModel):
         params = to_wire(params)
+    if not wire and isinstance(params, dict) and (own := sorted(set(params) & plumbing(spec))):
+        raise errors.BridgeError(f"{', '.join(own)} {'is' if len(own) == 1 else 'are'} the bridge's own for the "
+                                 f"'{command}' command, not arguments (an upload names its files in `files`; the "
+                                 "bridge reads them). Leave them out.", code="invalid_argument")
     try:
-        return spec.params.model_validate(params or {})
+        return model.model_validate(params or {})
     except ValidationError as exc:
         raise errors.BridgeError(f"Bad params for the '{command}' command: {explain(exc)}. See docs/commands.md "
                                  "and the tool that owns it.", code="bad_arguments") from None
+
+
+def plumbing(spec: Command) -> set[str]:
+    """The fields the bridge adds for the page that an agent does not give (their wire names)."""
+    if spec.wire is None:
+        return set()
+    return {i.alias or n for n, i in spec.wire.model_fields.items()} - \
+        {i.alias or n for n, i in spec.params.model_fields.items()}
 
 
 def to_wire(params: BaseModel) -> dict[str, Any]:

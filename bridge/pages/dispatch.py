@@ -197,7 +197,7 @@ class Dispatcher:
         """Run `command` in a resolved page/frame (waiting, bounded, while it reloads or its frame registers) and
         return (target, result); raise a named error otherwise. Its params go through its params model whoever
         called (bad ones: bad_arguments, before anything is sent)."""
-        wire = to_wire(parse_params(command, params))
+        wire = to_wire(parse_params(command, params, wire=True))
         timeout = min(timeout or self.settings.exec_timeout, self.settings.max_exec_timeout)
         # page_wait's own limit is the wait's timeout (the call's is a little longer, for the answer to travel).
         own = wire.get("timeout") if command == "wait" else None

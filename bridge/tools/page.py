@@ -6,7 +6,7 @@ import base64
 import json
 import re
 import time
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Literal
 
 from mcp.types import CallToolResult, ImageContent, TextContent
 from pydantic import Field
@@ -17,10 +17,11 @@ from bridge.pages import sourcemap
 from bridge.pages import commands as m
 from bridge.pages.commands import COMMANDS
 from bridge.state import BridgeState
-from bridge.tools import page_desktop, page_upload
+from bridge.tools import page_desktop
+from bridge.tools.act import act
 from bridge.tools.base import Tool, acting, read_only
 from bridge.tools.outputs import obj, of_page
-from bridge.tools.page_handle import Page
+from bridge.tools.page_handle import Page, in_frame
 
 #: What page_exec(command=…) may name: every command but `record`, which the human's recording tools start (an agent
 #: never starts recording the human's input; bridge/skills/recording.py), and `tools`/`tool_call`: a page's own WebMCP
@@ -74,10 +75,11 @@ async def page_exec(
     started = time.perf_counter()
     if code is not None:
         command, params = "eval", {"code": code, "args": args}
-    checked = await page.guard(command or "eval", params, timeout)  # the command's own policy first, on every path
-    if isinstance(checked, m.ActParams):  # an upload reads its files (and asks) here as on page_act
-        checked = await page_upload.with_files(page, checked)
-    result = await page.call(command or "eval", checked, timeout)
+    if command == "act":  # the one act pipeline, as page_act runs it (bridge/tools/act.py)
+        result: Any = {k: v for k, v in (await act(page, params, timeout)).items() if k != "pageId"}
+    else:
+        checked = await page.guard(command or "eval", params, timeout)  # the command's own policy, on every path
+        result = await page.call(command or "eval", checked, timeout)
     return {"pageId": page.page_id, "result": result, "ms": round((time.perf_counter() - started) * 1000, 2)}
 
 
@@ -146,37 +148,13 @@ async def page_find(page: Page, params: m.FindParams) -> dict[str, Any]:
     return {"pageId": page.page_id, **found}
 
 
-P = TypeVar("P", m.ActParams, m.WaitParams, m.ElementParams, m.ScreenshotParams, m.FindParams)
-
-
-def in_frame(page: Page, params: P) -> tuple[Page, P]:
-    """A ref from a snapshot with includeFrames ('f0:e3@ab') addresses its frame: (that frame, params with the bare
-    ref)."""
-    frame, ref = page.for_ref(params.ref)
-    return (frame, params) if ref == params.ref else (frame, params.model_copy(update={"ref": ref}))
-
-
 async def page_act(
     page: Page,
     params: m.ActParams,
     timeout: Timeout = 15,
 ) -> dict[str, Any]:
     """Act on an element or a batch, once actionable; answers what changed."""
-    if params.actions is None and params.action is None:
-        raise errors.BridgeError("Give `action` (with a target) or `actions` (a batch).", code="invalid_argument")
-    page, params = in_frame(page, params)
-    params = await page_upload.with_files(page, params)  # the files an upload hands over, after consent
-    # the page's share of the time: actionability waits within it, and the answer still comes inside `timeout`
-    desk = page_desktop.running(page) if params.trusted is not False else None
-    params = params.model_copy(update={"checkTimeout": max(0.5, timeout - 2), **({"desktop": True} if desk else {})})
-    out = await page.run("act", params, timeout)  # asks first if it would submit a form
-    while out.get("pending") and desk is not None:  # an action handed over for real input on the desktop
-        failed = await page_desktop.send(page, desk, out["pending"])
-        out = await page.call("act", {"resume": out["pending"]["token"], "failed": failed or None}, timeout)
-    for note in ("untrusted", "trusted"):  # what kind of input it was: said the first time, not in every answer
-        if note in out and not page.first_time(f"page_act.{note}"):
-            del out[note]
-    return {"pageId": page.page_id, **out}
+    return await act(page, params, timeout)
 
 
 async def page_wait(page: Page, params: m.WaitParams) -> dict[str, Any]:
@@ -293,8 +271,7 @@ TOOLS = [
     Tool(page_snapshot, read_only("Snapshot a page"), output=of_page(m.SnapshotResult, "file:str", "resource:str"),
          hide=("full", "part", "from_")),
     Tool(page_find, read_only("Find elements"), output=of_page(m.FindResult)),
-    Tool(page_act, acting("Act on elements"), output=of_page(m.ActResult),
-         hide=("dx", "dy", "dryRun", "checkTimeout", "desktop", "resume", "failed", "uploads")),
+    Tool(page_act, acting("Act on elements"), output=of_page(m.ActResult)),
     Tool(page_wait, read_only("Wait for the page"), output=of_page(m.WaitResult), hide=("loadState",)),
     Tool(page_navigate, acting("Navigate a page", open_world=True),
          output=obj("note:str", pageId="str", reloaded="bool", url="str", title="str", waited="str")),
