@@ -2,17 +2,30 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from bridge.pages import sourcemap
 from bridge.pages.protocol import EventMsg
 from bridge.pages.registry import Instance
 
 if TYPE_CHECKING:
-    from bridge.state import BridgeState
+    from bridge.human.editor import OpenFile
+    from bridge.human.inbox import Inbox
+    from bridge.human.questions import Questions
+    from bridge.shared.seam import Shared
 
 
-def page_event(state: BridgeState, inst: Instance, msg: EventMsg) -> bool:
+class EventTarget(Protocol):
+    """What a page's events reach (bridge/state.py's BridgeState is one)."""
+
+    skills: Any  # bridge.skills.service.SkillService, or None
+    questions: Questions
+    shared: Shared
+    inbox: Inbox
+    open_file: OpenFile
+
+
+def page_event(state: EventTarget, inst: Instance, msg: EventMsg) -> bool:
     """Apply an event from the page. False if it answers a question that is not open on this page.
 
     Everything here came over the page channel, so its inbox item is `from: page` whatever its data says: the
@@ -24,7 +37,8 @@ def page_event(state: BridgeState, inst: Instance, msg: EventMsg) -> bool:
         answer = _mapped(msg.data.get("answer"))
         q = state.questions.answer(msg.questionId or "", inst.id, answer, "page")
         if q is None:  # in a cluster, it may be another replica's question: that one settles it
-            return state.shared.forward_answer(msg.questionId or "", answer, "page", inst.id)
+            shared = state.shared.questions
+            return shared is not None and shared.forward(msg.questionId or "", answer, "page", inst.id)
         if q.kind != "consent":
             state.inbox.add("answer", f"{q.text} → {_short(q.answer)}", page_id,
                         {"questionId": q.id, "answer": q.answer, "via": "page"}, source="page")

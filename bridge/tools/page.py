@@ -44,15 +44,16 @@ async def page_list(
 ) -> dict[str, Any]:
     """Connected tabs and frames (url, title, verified origin, state), `limit` tabs at a time. Page
     tools take a pageId from here (5173/host, 5173/f0); omitted, the only tab's top frame."""
-    if cursor is not None and not state.shared.valid_cursor(cursor):
+    pages = state.shared.pages
+    if cursor is not None and not pages.valid_cursor(cursor):
         raise errors.BridgeError(f"cursor {cursor[:40]!r} is not one page_list gave: pass its nextCursor unchanged, "
                                  "or leave cursor out to start from the first tab.", code="invalid_argument")
-    rows, more = await state.shared.page_list(cursor, limit)
+    rows, more = await pages.page_list(cursor, limit)
     out: dict[str, Any] = {"pages": rows}
     if more is not None:
         out["nextCursor"] = more
-    if state.shared.note:  # the team bridge's store is away: only this replica's pages are listed
-        out["cluster"] = state.shared.note
+    if pages.note:  # the team bridge's store is away: only this replica's pages are listed
+        out["cluster"] = pages.note
     if not rows and not cursor:
         out["hint"] = (f"No page is connected. Load {state.settings.base_url()}/inject/dbg_client.js in your app, "
                        f"or open the demo at {state.settings.base_url()}/demo.")
