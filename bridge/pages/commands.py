@@ -67,6 +67,11 @@ class SnapshotParams(Params):
     boxes: Annotated[bool, Field(description="x,y,w,h in CSS px.")] = False
     detailed: bool = False
     includeFrames: Annotated[bool, Field(description="Inline same-origin frames (refs f0:e3@ab).")] = False
+
+
+class SnapshotWire(SnapshotParams):
+    """snapshot as the page gets it: page_snapshot's plumbing for a whole tree (its toFile) besides the agent's."""
+
     #: The whole tree, kept in the page and read in slices (part + from).
     full: bool = False
     part: Annotated[str, Field(max_length=200)] | None = None
@@ -168,10 +173,15 @@ class WaitParams(Params):
     #: A failed update answers [update_failed] with its error at file:line (bridge/tools/page_dev.py).
     update: Annotated[int | None, Field(ge=0, description="Next hot update or reload after this `updates`.")] = None
     state: Literal["visible", "hidden", "enabled"] = "visible"
-    #: The document's load (or DOMContentLoaded), then a quiet DOM (no mutation for 100 ms, at most 1 s).
-    loadState: Literal["load", "domcontentloaded"] | None = None
     #: Seconds (the call waits a little longer, for the answer to travel).
     timeout: Annotated[float, Field(gt=0, le=120)] = 10
+
+
+class WaitWire(WaitParams):
+    """wait as the page gets it: page_navigate's wait for the new document's load besides the agent's params."""
+
+    #: The document's load (or DOMContentLoaded), then a quiet DOM (no mutation for 100 ms, at most 1 s).
+    loadState: Literal["load", "domcontentloaded"] | None = None
 
 
 class NavigateParams(Params):
@@ -203,7 +213,12 @@ class ElementParams(Params):
 
 
 class ScreenshotParams(ElementParams):
-    """screenshot: `desktop` asks for the box and viewport only, when the bridge cuts the pixels from its desktop."""
+    """screenshot: one element, or the viewport."""
+
+
+class ScreenshotWire(ScreenshotParams):
+    """screenshot as the page gets it: `desktop` asks for the box and viewport only, when the bridge cuts the
+    pixels from its desktop."""
 
     desktop: bool | None = None
 
@@ -544,12 +559,12 @@ COMMAND_TABLE: dict[str, Command] = {c.name: c for c in (
     Command("ping", None, True, None, NoParams, PingResult),
     Command("frames", None, True, None, NoParams, FramesResult),
     Command("location", None, True, None, NoParams, LocationResult),
-    Command("snapshot", None, True, "page_snapshot", SnapshotParams, SnapshotResult),
+    Command("snapshot", None, True, "page_snapshot", SnapshotParams, SnapshotResult, wire=SnapshotWire),
     Command("find", None, True, "page_find", FindParams, FindResult),
     # consent only when the actions would submit a form (a dry run tells)
     Command("act", "submit", False, "page_act", ActParams, ActResult, wire=ActWire),
     Command("console", None, True, "page_console", ConsoleParams, ConsoleResult),
-    Command("wait", None, True, "page_wait", WaitParams, WaitResult),
+    Command("wait", None, True, "page_wait", WaitParams, WaitResult, wire=WaitWire),
     # consent only when going to another origin
     Command("navigate", "navigate", False, "page_navigate", NavigateParams, NavigateResult),
     Command("network", None, True, "page_network", NetworkParams, NetworkResult),
@@ -557,7 +572,7 @@ COMMAND_TABLE: dict[str, Command] = {c.name: c for c in (
     Command("highlight", None, False, "page_highlight", HighlightParams, HighlightResult),
     Command("ask", None, False, "user_ask", AskParams, AskResult),
     Command("notify", None, False, "user_notify", NotifyParams, NotifyResult),
-    Command("screenshot", None, True, "page_screenshot", ScreenshotParams, ScreenshotResult),
+    Command("screenshot", None, True, "page_screenshot", ScreenshotParams, ScreenshotResult, wire=ScreenshotWire),
     # plumbing for input and screenshots through the desktop (the title marker it sets is taken off at once)
     Command("viewport", None, True, None, ViewportParams, ViewportResult),
     Command("selection", None, True, None, NoParams, SelectionResult),  # only through page_exec(command=…)
@@ -591,7 +606,8 @@ def parse_params(command: str, params: BaseModel | dict[str, Any] | None, *, wir
     if not wire and isinstance(params, dict) and (own := sorted(set(params) & plumbing(spec))):
         raise errors.BridgeError(f"{', '.join(own)} {'is' if len(own) == 1 else 'are'} the bridge's own for the "
                                  f"'{command}' command, not arguments (an upload names its files in `files`; the "
-                                 "bridge reads them). Leave them out.", code="invalid_argument")
+                                 f"bridge reads them; {spec.tool} offers the rest). Leave them out.",
+                                 code="invalid_argument")
     try:
         return model.model_validate(params or {})
     except ValidationError as exc:

@@ -49,9 +49,8 @@ class Tool:
     #: the `Page` its pageId names when that parameter is typed `Page`).
     scope: Callable[[Any], Any] | None = None
     #: Its answers' schema (structured content), sent as `outputSchema` in tools/list (bridge/tools/outputs.py).
+    #: (A command's plumbing is in its wire model, bridge/pages/commands.py, never hidden from a tool's params.)
     output: dict[str, Any] | None = None
-    #: Fields of its command's params model the tool does not offer (bridge plumbing, e.g. a snapshot's `part`).
-    hide: tuple[str, ...] = ()
 
     @property
     def name(self) -> str:
@@ -87,7 +86,7 @@ class Tool:
         fields: list[str] = []
         if model is not None:  # the command's params model, offered as the tool's own arguments
             at = [p.name for p in params].index(model[0])
-            flat = flatten.parameters(model[1], self.hide)
+            flat = flatten.parameters(model[1])
             fields = [p.name for p in flat]
             params[at:at + 1] = flat
         if takes_page:

@@ -93,7 +93,7 @@ async def page_snapshot(
     """The page as a compact tree: a line per element with role, name, states and a ref (e12@ab) for
     page_act."""
     maxChars = params.maxChars
-    snap = await page.call("snapshot", params.model_copy(update={"full": toFile}), timeout)
+    snap = await page.call("snapshot", m.SnapshotWire.model_validate({**m.to_wire(params), "full": toFile}), timeout)
     if not toFile:
         return snapshot_result(page.page_id, snap)
     tree = await whole_tree(page, snap, timeout)
@@ -228,7 +228,8 @@ async def page_screenshot(page: Page, params: m.ScreenshotParams) -> CallToolRes
     page, params = in_frame(page, params)
     started = time.perf_counter()
     desk = page_desktop.running(page)
-    shot = await page.call("screenshot", params if desk is None else params.model_copy(update={"desktop": True}), QUICK)
+    wire = m.ScreenshotWire.model_validate({**m.to_wire(params), **({"desktop": True} if desk else {})})
+    shot = await page.call("screenshot", wire, QUICK)
     if desk is not None and isinstance(shot, dict) and "data" not in shot:  # no extension: the desktop's pixels
         got = await page_desktop.screenshot(page, desk, shot)
         shot = {k: v for k, v in got.items() if k != "png"}
@@ -276,16 +277,15 @@ TOOLS = [
     Tool(page_list, read_only("List pages"),
          output=obj("nextCursor:str", "hint:str", "cluster:any", pages={"type": "array", "items": PAGE_ROW})),
     Tool(page_exec, acting("Run code in a page", open_world=True), output=obj(pageId="str", result="any", ms="num")),
-    Tool(page_snapshot, read_only("Snapshot a page"), output=of_page(m.SnapshotResult, "file:str", "resource:str"),
-         hide=("full", "part", "from_")),
+    Tool(page_snapshot, read_only("Snapshot a page"), output=of_page(m.SnapshotResult, "file:str", "resource:str")),
     Tool(page_find, read_only("Find elements"), output=of_page(m.FindResult)),
     Tool(page_act, acting("Act on elements"), output=of_page(m.ActResult)),
-    Tool(page_wait, read_only("Wait for the page"), output=of_page(m.WaitResult), hide=("loadState",)),
+    Tool(page_wait, read_only("Wait for the page"), output=of_page(m.WaitResult)),
     Tool(page_navigate, acting("Navigate a page", open_world=True),
          output=obj("note:str", pageId="str", reloaded="bool", url="str", title="str", waited="str")),
     Tool(page_console, read_only("Read the console"), output=of_page(m.ConsoleResult)),
     Tool(page_network, read_only("Read network traffic"), output=of_page(m.NetworkResult)),
     Tool(page_source, read_only("Find an element's source"), output=of_page(m.SourceResult)),
     Tool(page_highlight, acting("Highlight elements", destructive=False), output=of_page(m.HighlightResult)),
-    Tool(page_screenshot, read_only("Screenshot a page"), output=SCREENSHOT, hide=("desktop",)),
+    Tool(page_screenshot, read_only("Screenshot a page"), output=SCREENSHOT),
 ]
