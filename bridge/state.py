@@ -25,6 +25,7 @@ from bridge.pages.registry import Registry
 from bridge.pages.up_messages import handle_up
 from bridge.settings import Settings
 from bridge.shared.seam import Parts, Shared
+from bridge.pages.stacks import SourceMaps
 from bridge.pages.webmcp import WebTools
 
 
@@ -44,6 +45,8 @@ class BridgeState:
         self.inbox = Inbox(share=_InboxShare(self))
         self.clients = Clients()
         self.questions = Questions(on_change=self._question_changed)
+        #: Pages' source maps, decoded once per module version (bridge/pages/stacks.py).
+        self.source_maps = SourceMaps()
         #: The WebMCP tools each page registered (page data, checked there).
         self.webtools = WebTools(self.inbox)
         #: Every tool call and human event: appended to audit.jsonl and streamed to the cockpit.

@@ -85,6 +85,13 @@ def test_every_command_answers_what_its_result_model_names(app, mcp):
     assert seen["record"].recording is True and check("record", app.evaluate(record, False)).recording is False
     refused = mcp.call("page_exec", {"pageId": pid, "command": "record", "params": {"on": True}})
     assert refused.is_error
+    seen["vitals"] = check("vitals", run(mcp, pid, "vitals", {}))
+    # problems and maps are the bridge's plumbing (page_exec does not offer them): the page's own answers
+    plumbing = "([name, params]) => window.__dbg.commands[name](params, {role: 'host', frameId: 'host'})"
+    app.evaluate("console.error(new Error('models'))")
+    seen["problems"] = check("problems", app.evaluate(plumbing, ["problems", {"console": 0, "net": 0}]))
+    assert seen["problems"].errors
+    seen["maps"] = check("maps", app.evaluate(plumbing, ["maps", {"urls": [app.url]}]))
     seen["navigate"] = check("navigate", run(mcp, pid, "navigate", {"action": "reload"}))
     # screenshot needs the extension: e2e/test_extension.py checks its result against the same model; tools and
     # tool_call need a page with WebMCP tools (and page_exec does not reach them): e2e/test_webmcp.py checks them

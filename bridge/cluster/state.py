@@ -127,6 +127,7 @@ class Cluster:
         return json.dumps({"url": inst.url, "title": inst.title, "origin": inst.origin, "attach": inst.attach,
                            "verified": inst.verified_origin,
                            "channel": inst.conn.kind if inst.conn else None,
+                           "generation": inst.generation, "dev": inst.dev.model_dump() if inst.dev else None,
                            "frames": [f.model_dump(exclude_none=True) for f in inst.frames.values()]},
                           separators=(",", ":"))
 

@@ -160,7 +160,30 @@ class ConsoleParams(Params):
     since: Since = 0
     level: Annotated[Annotated[str, Field(max_length=200)] | None, Field(description="E.g. error,warn.")] = None
     limit: Annotated[int, Field(ge=1, le=500)] = 100
-    stack: bool = False
+    stack: Annotated[bool, Field(description="Whole mapped stacks.")] = False
+    errors: Annotated[bool, Field(description="Group by top frame, with the act before each.")] = False
+    #: The skill's name is checked where it is saved (bridge/skills/format.py check_name).
+    saveSkill: Annotated[Annotated[str, Field(max_length=80)] | None,
+                         Field(description="With errors: save the newest one's acts as a skill.")] = None
+
+
+class ProblemsParams(Params):
+    """problems: the errors and failed requests since a mark (`navigate` answers one; a new document counts its
+    requests from its start)."""
+
+    console: Annotated[int, Field(ge=0)] = 0
+    net: Annotated[int, Field(ge=0)] = 0
+    doc: Annotated[str, Field(max_length=100)] | None = None
+
+
+class MapsParams(Params):
+    """maps: the source maps of the modules an error's stack names (the bridge caches them: bridge/pages/stacks.py)."""
+
+    urls: Annotated[list[Annotated[str, Field(max_length=4096)]], Field(max_length=50)]
+
+
+class VitalsParams(Params):
+    since: Since = 0
 
 
 class WaitParams(Params):
@@ -356,7 +379,9 @@ class ActResult(_Result):
     untrusted: str | None = None
     trusted: str | None = None
     #: Not in the model (the outputSchema budget), but in the answer: `effect: "none"` when no action changed
-    #: anything, and `requests` ({started, settled, waitedMs, capMs}) when the act started requests.
+    #: anything, and `requests` ({started, settled, waitedMs, capMs}) when the act started requests; `errors` and
+    #: `failed` when something broke during the act and its settle window (the page sends raw stacks and request
+    #: rows; the tool answers one line each: the error at its top app frame as written, `METHOD /path status`).
 
 
 class ConsoleEntry(_Result):
@@ -365,19 +390,65 @@ class ConsoleEntry(_Result):
     text: str
     time: int
     url: str | None = None
-    stack: str | None = None
+    #: The page sends an error's raw stack; page_console answers its frames mapped, one line each (with `stack`).
+    stack: str | list[str] | None = None
+    #: The act (its seq in the page's journal) an error came during or after (page plumbing).
+    act: Annotated[int | None, Field(exclude=True)] = None
+    #: Whether it is an error thrown, or an Error logged as is (what an act counts as its handler's failure).
+    thrown: Annotated[bool | None, Field(exclude=True)] = None
+    #: Not in the model (the outputSchema budget): page_console adds an error's top app frame at the line written
+    #: (`at`: `fn (file:line:col)`), that line's text (`code`), and where it was compiled to when that differs
+    #: (`generated`), or a `note` when no map covered it.
 
 
 class ConsoleResult(_Result):
+    """The entries since the cursor (page_console with `errors` answers `errors`, the groups, and no entries)."""
+
     entries: list[ConsoleEntry]
     cursor: int
     more: bool
+    #: The page's journal of acts (with `errors`), and how many hot updates it took (a stale map's key): plumbing
+    #: the tool takes out.
+    acts: Annotated[list[dict[str, Any]] | None, Field(exclude=True)] = None
+    hot: Annotated[int | None, Field(exclude=True)] = None
+
+
+class ProblemsResult(_Result):
+    """What broke since a mark: errors (text, raw stack, the act before) and failed requests; empty when nothing did."""
+
+    errors: list[dict[str, Any]] | None = None
+    failed: list[dict[str, Any]] | None = None
+    moreErrors: int | None = None
+    moreFailed: int | None = None
+
+
+class MapsResult(_Result):
+    """Each URL's map ({url, sources, sourceRoot, mappings, sourcesContent}) or null, and how many hot updates the
+    document took (a map from before one is stale)."""
+
+    maps: dict[str, dict[str, Any] | None]
+    hot: int = 0
+
+
+class VitalsResult(_Result):
+    """Long animation frames (scripts at compiled positions; `hot`: sampled functions), LCP, CLS, INP as the page
+    measured them, before the bridge maps them."""
+
+    frames: list[dict[str, Any]]
+    cursor: float
+    profiling: str
+    lcp: dict[str, Any] | None = None
+    cls: dict[str, Any] | None = None
+    inp: dict[str, Any] | None = None
+    acts: list[dict[str, Any]] | None = None
 
 
 class WaitResult(_Result):
     met: bool
     ms: int
     value: Any = None
+    #: Not in the model (the outputSchema budget): `errors` and `failed` when something broke while it waited (as
+    #: an act's answer says them).
 
 
 class NavigateResult(_Result):
@@ -388,6 +459,8 @@ class NavigateResult(_Result):
     doc: str | None = None
     #: Whether the navigation replaces this document (None: the page cannot tell, e.g. back without Navigation API).
     crossDocument: bool | None = None
+    #: Where the page's logs were as it left ({console, net, doc}): the `problems` the new document had since.
+    mark: dict[str, Any] | None = None
 
 
 class NetworkRow(_Result):
@@ -568,6 +641,10 @@ COMMAND_TABLE: dict[str, Command] = {c.name: c for c in (
     # consent only when going to another origin
     Command("navigate", "navigate", False, "page_navigate", NavigateParams, NavigateResult),
     Command("network", None, True, "page_network", NetworkParams, NetworkResult),
+    # what broke since a mark, and the maps to read it with (bridge/pages/stacks.py): plumbing of the tools that act
+    Command("problems", None, True, None, ProblemsParams, ProblemsResult),
+    Command("maps", None, True, None, MapsParams, MapsResult),
+    Command("vitals", None, True, "page_vitals", VitalsParams, VitalsResult),
     Command("source", None, True, "page_source", ElementParams, SourceResult),
     Command("highlight", None, False, "page_highlight", HighlightParams, HighlightResult),
     Command("ask", None, False, "user_ask", AskParams, AskResult),

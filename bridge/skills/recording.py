@@ -38,6 +38,9 @@ class Recording:
     origin: str = ""
     #: The human confirmed it replaces an existing skill of that name.
     overwrite: bool = False
+    #: Other origins its goto steps go to that the human has not confirmed (a failed save names them).
+    other_origins: list[str] = field(default_factory=list)
+    until: Until | None = None
     skill: Skill | None = None
     error: str | None = None
     #: Set (and replaced) on every change: a long poll waits on it.
@@ -55,6 +58,8 @@ class Recording:
             out["skill"] = self.skill.summary()
         if self.error:
             out["error"] = self.error
+        if self.other_origins and self.state == "failed":
+            out["otherOrigins"] = list(self.other_origins)
         return out
 
 
@@ -134,9 +139,10 @@ class Recordings:
         """Stop, compile, check and save. The page is told to stop unless it stopped itself (its panel's Stop).
         `confirmed`: other origins the human confirmed goto steps may go to (cockpit, terminal)."""
         rec = self.get(name)
-        if rec.state != "recording":
+        again = rec.state == "failed" and bool(rec.other_origins) and set(rec.other_origins) <= set(confirmed)
+        if rec.state != "recording" and not again:  # a save the human confirmed other origins for is tried again
             return rec
-        if not page_stopped:
+        if not page_stopped and not again:
             try:
                 await self.record(rec.instance, {"on": False})
             except (PageGone, BridgeError) as exc:  # the tab is gone: what it recorded is still a skill
@@ -146,15 +152,16 @@ class Recordings:
                                               "recorded. Record again and act in the page itself.")
             rec.touch()
             return rec
-        skill = compile_recording(name, rec.steps, until, scope=rec.origin)
-        bad = unsafe_steps(skill, rec.origin, confirmed)
+        rec.until = until or rec.until
+        skill = compile_recording(name, rec.steps, rec.until, scope=rec.origin)
+        bad, rec.other_origins = unsafe_steps(skill, rec.origin, confirmed)
         if not bad and not rec.overwrite and await self.skills.exists(name):
             bad = [f"a skill named {name!r} exists now, and replacing it was not confirmed"]
         if bad:
             rec.state = "failed"
             rec.error = ("[skill_unsafe_step] Not saved: " + "; ".join(bad[:5]) + ". A skill goes only to http(s) "
                          f"pages of {rec.origin or 'the recorded origin'} unless the human confirms another origin "
-                         "(cockpit, or `dbg-bridge record --confirm-origin`).")
+                         "(the cockpit asks; `dbg-bridge record --confirm-origin ORIGIN`).")
             rec.touch()
             return rec
         rec.skill = await self.skills.save(skill.model_copy(update={"recorded_by": rec.by}))

@@ -150,6 +150,7 @@ async def replay(skill: Skill, values: dict[str, str], trace: Trace, page: str |
                 scope=skill.scope, trace=str(trace.path))
     started = time.perf_counter()
     done: list[str] = []
+    errors: list[str] = []  # what the steps' answers said broke (an act reports the errors it caused)
     for i, step in enumerate(skill.steps, 1):
         line = show_step(step, values, secrets)
         tool = step.tool if step.action == "tool" else "page_navigate" if step.action == "goto" else "page_act"
@@ -187,12 +188,37 @@ async def replay(skill: Skill, values: dict[str, str], trace: Trace, page: str |
                     target=step.target.model_dump() if step.target else None,
                     url=result.get("url") if isinstance(result, dict) else None)
         done.append(line)
+        if isinstance(result, dict):
+            errors.extend(str(e) for e in result.get("errors") or [])
     checked = await check_until(skill, values, page, call, desktop)
+    came_back = reproduced(skill, errors)
     trace.event("run_done", state="done", steps=len(done), until=checked,
                 summary=f"{len(done)} steps" + (f"; {checked}" if checked else ""), totals={"steps": len(done)},
                 ms=round((time.perf_counter() - started) * 1000, 1), seconds=round(time.perf_counter() - started, 2))
-    return {"skill": skill.name, "revision": skill.revision, "state": "done", "steps": done, "until": checked,
-            "ms": round((time.perf_counter() - started) * 1000, 1)}
+    out = {"skill": skill.name, "revision": skill.revision, "state": "done", "steps": done, "until": checked,
+           "ms": round((time.perf_counter() - started) * 1000, 1)}
+    if came_back is not None:
+        out["error"] = came_back
+    elif errors:
+        out["errors"] = errors[:10]
+    return out
+
+
+def reproduced(skill: Skill, errors: list[str]) -> dict[str, Any] | None:
+    """For a repro skill (until.error): whether the error it was saved for came back in the steps' answers."""
+    wanted = skill.until.error if skill.until else None
+    if not wanted:
+        return None
+    hits = [e for e in errors if wanted in e]
+    out: dict[str, Any] = {"wanted": wanted, "reproduced": bool(hits)}
+    if hits:
+        out["seen"] = hits[:3]
+    others = [e for e in errors if wanted not in e]
+    if others:
+        out["others"] = others[:5]
+    out["summary"] = (f"the error came back: {hits[0]}" if hits else
+                      "the error did not come back" + (f" (other errors: {others[0]})" if others else ""))
+    return out
 
 
 async def check_until(skill: Skill, values: dict[str, str], page: str | None, call: ToolCall,

@@ -11,6 +11,7 @@ from bridge.skills import trace as skill_trace
 from bridge.skills.memory import Memory
 from bridge.skills.recording import Recordings
 from bridge.skills.replay import replay
+from bridge.skills.repro import repro_skill
 from bridge.skills.format import Skills, Until
 from bridge.errors import BridgeError
 from bridge.pages.protocol import EventMsg
@@ -110,6 +111,10 @@ class SkillService:
         if self.state.road is None:
             raise BridgeError("This bridge serves no tools (no MCP server was built).", code="not_available")
         return await self.state.road.value(tool, arguments, caller)
+
+    async def save_repro(self, name: str, group: dict[str, Any], acts: list[dict[str, Any]], origin: str) -> Any:
+        """The acts before an error saved as a skill that replays it (bridge/skills/repro.py)."""
+        return await self.skills.save(repro_skill(name, group, acts, origin))
 
     async def learn(self, path: Path) -> list[Any]:
         """What a finished trace (a skill run's, or an agent run's) teaches memory."""

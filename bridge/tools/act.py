@@ -1,7 +1,8 @@
 """The one act pipeline: page_act, page_exec(command='act') and a skill's replayed steps (through page_act) run an act
 here, in one order — the ref's frame, the command's policy (its tool enabled, its params checked, consent when it
 would submit a form), the upload (the human's consent, then the files read), the desktop hand-over (an action the
-page hands back as `pending` sent as real input on the bridge's desktop, then the act resumed) — and answer alike.
+page hands back as `pending` sent as real input on the bridge's desktop, then the act resumed), then what broke
+meanwhile at the lines written (bridge/tools/problems.py) — and answer alike.
 
 The agent's params (`ActParams`) are apart from the bridge's plumbing (`ActWire`: checkTimeout, desktop, resume,
 failed, uploads), which only this module fills in."""
@@ -12,7 +13,7 @@ from typing import Any
 
 from bridge import errors
 from bridge.pages import commands as m
-from bridge.tools import page_desktop, page_upload
+from bridge.tools import page_desktop, page_upload, problems
 from bridge.tools.page_handle import Page, in_frame
 
 
@@ -39,4 +40,4 @@ async def act(page: Page, given: m.ActParams | dict[str, Any] | None, timeout: f
     for note in ("untrusted", "trusted"):  # what kind of input it was: said the first time, not in every answer
         if note in out and not page.first_time(f"page_act.{note}"):
             del out[note]
-    return {"pageId": page.page_id, **out}
+    return {"pageId": page.page_id, **await problems.with_report(page, out)}  # what broke, at the lines written

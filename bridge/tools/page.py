@@ -17,7 +17,7 @@ from bridge.pages import sourcemap
 from bridge.pages import commands as m
 from bridge.pages.commands import COMMANDS
 from bridge.state import BridgeState
-from bridge.tools import page_desktop, page_dev
+from bridge.tools import page_desktop, page_dev, problems, vitals
 from bridge.tools.act import act
 from bridge.tools.base import Tool, acting, read_only
 from bridge.tools.outputs import obj, of_page
@@ -27,7 +27,7 @@ from bridge.tools.page_handle import Page, in_frame
 #: never starts recording the human's input; bridge/skills/recording.py), and `tools`/`tool_call`: a page's own WebMCP
 #: tools are reached through page_tools / page_call_tool only, whose answers are marked as the page's and whose
 #: arguments are checked against the page's schema (bridge/tools/webmcp.py).
-Command = Literal[tuple(c for c in COMMANDS if c not in ("record", "tools", "tool_call"))]  # type: ignore[valid-type]
+Command = Literal[tuple(c for c in COMMANDS if c not in ("record", "tools", "tool_call", "problems", "maps"))]  # type: ignore[valid-type]
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
@@ -81,6 +81,8 @@ async def page_exec(
     else:
         checked = await page.guard(command or "eval", params, timeout)  # the command's own policy, on every path
         result = await page.call(command or "eval", checked, timeout)
+        if command == "wait":  # what broke meanwhile, mapped to the lines written
+            result = await problems.with_report(page, result)
     return {"pageId": page.page_id, "result": result, "ms": round((time.perf_counter() - started) * 1000, 2)}
 
 
@@ -172,7 +174,7 @@ async def page_wait(page: Page, params: m.WaitParams) -> dict[str, Any]:
                                  code="invalid_argument")
     page, params = in_frame(page, params)
     out = await page.call("wait", params, params.timeout + 5)
-    return {"pageId": page.page_id, **out}
+    return {"pageId": page.page_id, **await problems.with_report(page, out)}
 
 
 async def page_navigate(
@@ -210,6 +212,14 @@ async def page_navigate(
     where = await page.call("location", {}, timeout)
     out = {"pageId": page.page_id, "reloaded": reloaded, "url": where["href"], "title": where["title"],
            "waited": waited}
+    mark = sent.get("mark")
+    if isinstance(mark, dict):  # what broke while the new document loaded (its failed requests, its errors)
+        try:
+            broke = await page.call("problems", {"console": int(mark.get("console") or 0),
+                                                 "net": int(mark.get("net") or 0), "doc": mark.get("doc")}, timeout)
+            out.update(await problems.report(page, broke))
+        except errors.BridgeError:
+            pass  # an older client, or the page went on: the answer is the navigation's
     if leaves and not reloaded:
         out["note"] = (f"No new document came within {timeout:g} s: the navigation went nowhere (a 204 answer, a "
                        "download) or the server is slower than that; the page is still the one above. Retry with a "
@@ -219,8 +229,33 @@ async def page_navigate(
 
 async def page_console(page: Page, params: m.ConsoleParams) -> dict[str, Any]:
     """Console messages and uncaught errors since a cursor, kept across reloads."""
+    if params.saveSkill and not params.errors:
+        raise errors.BridgeError("saveSkill saves the acts before an error: give errors: true with it.",
+                                 code="invalid_argument")
     out = await page.call("console", params, QUICK)
-    return {"pageId": page.page_id, **out}
+    out.pop("errors", None)  # the answer's `errors` are the groups below
+    acts = out.pop("acts", None) or []
+    out["entries"] = await problems.console_entries(page, out["entries"], params.stack, int(out.pop("hot", 0) or 0))
+    if not params.errors:
+        out["entries"] = [{k: v for k, v in e.items() if k != "act"} for e in out["entries"]]
+        return {"pageId": page.page_id, **out}
+    found = problems.groups(out["entries"], acts)
+    answer: dict[str, Any] = {"pageId": page.page_id, "errors": found, **out, "entries": []}
+    if params.saveSkill:
+        if not found:
+            raise errors.BridgeError("No error since the cursor to save a repro of: give an earlier `since` (0 for "
+                                     "all the page keeps).", code="no_repro")
+        where = await page.call("location", {}, QUICK)
+        skill = await problems.save_repro(page, params.saveSkill, found[-1], acts, where["origin"])
+        answer["saved"] = {**skill.summary(), "reproduces": found[-1].get("at") or found[-1].get("error"),
+                           "replay": f"skill_run name={skill.name!r}: says whether the error came back"}
+    return answer
+
+
+async def page_vitals(page: Page, params: m.VitalsParams) -> dict[str, Any]:
+    """Long animation frames since a cursor, with the functions they ran; LCP, CLS, INP and their elements."""
+    raw = await page.call("vitals", params, QUICK)
+    return {"pageId": page.page_id, **await vitals.report(page, raw)}
 
 
 async def page_screenshot(page: Page, params: m.ScreenshotParams) -> CallToolResult:
@@ -283,7 +318,8 @@ TOOLS = [
     Tool(page_wait, read_only("Wait for the page"), output=of_page(m.WaitResult)),
     Tool(page_navigate, acting("Navigate a page", open_world=True),
          output=obj("note:str", pageId="str", reloaded="bool", url="str", title="str", waited="str")),
-    Tool(page_console, read_only("Read the console"), output=of_page(m.ConsoleResult)),
+    Tool(page_console, read_only("Read the console"), output=of_page(m.ConsoleResult, "errors:list")),
+    Tool(page_vitals, read_only("Read page vitals"), output=obj("slowest:str", pageId="str", frames="list")),
     Tool(page_network, read_only("Read network traffic"), output=of_page(m.NetworkResult)),
     Tool(page_source, read_only("Find an element's source"), output=of_page(m.SourceResult)),
     Tool(page_highlight, acting("Highlight elements", destructive=False), output=of_page(m.HighlightResult)),

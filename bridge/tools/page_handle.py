@@ -48,6 +48,11 @@ class Page:
         return self._state.skills
 
     @property
+    def source_maps(self) -> Any:
+        """The bridge's decoded source maps (bridge/stacks.py SourceMaps)."""
+        return self._state.source_maps
+
+    @property
     def connection(self) -> object:
         """The tab's current channel (an opaque token: a new one after a reload)."""
         return self.target.inst.conn

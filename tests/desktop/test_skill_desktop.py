@@ -67,13 +67,12 @@ def test_a_desktop_recording_over_v1_is_saved_and_run_as_a_skill(desk, launch, t
     from starlette.testclient import TestClient
 
     from bridge.server.app import create_app
-    from bridge.server.principals import HEADER, read_key
+    from bridge.server.principals import terminal_headers
 
     win = launch(["galculator"])
     human = Human(desk)
     app = create_app(Settings(config_dir=tmp_path, port=8000, no_audit=True, desktop_enabled=True), "tok")
-    # the human at their terminal: the token and the human key (bridge/server/principals.py)
-    terminal = {"Authorization": "Bearer tok", HEADER: read_key(tmp_path) or ""}
+    terminal = {"Authorization": "Bearer tok", **terminal_headers(tmp_path)}  # the human's terminal records
     with TestClient(app, base_url="http://127.0.0.1:8000", headers=terminal) as http:
         state = app.state.bridge
         state.desktop = desk.service  # the bridge's desktop is this session's (handed back before the app stops)

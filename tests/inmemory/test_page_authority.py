@@ -186,3 +186,36 @@ async def test_a_recording_forged_over_the_page_channel_is_refused_and_the_human
         assert "evil.test" in rec.error and "javascript" in rec.error
         assert await skills.skills.exists("x") is False
         assert (await skills.skills.get("checkout")).model_dump() == before
+
+
+async def test_a_skill_going_to_another_origin_is_saved_only_once_the_human_confirms_that_origin(tmp_path: Path):
+    async with bridge(tmp_path) as b:
+        from bridge.shared.seam import open_store
+        from bridge.skills.service import SkillService
+
+        skills = b.state.skills = SkillService(b.state, open_store(b.state.settings))
+        conn = b.connect_page()
+        rec = await skills.recordings.start(conn.inst, "pay", by="terminal")
+        for seq, url in ((1, "http://localhost:5173/"), (3, "https://pay.example/checkout")):
+            skills.recordings.take(conn.inst.id, parse_up(event("recorded", data={
+                "seq": seq, "action": "load", "frame": "host", "url": url, "t": seq * 100000})).step())
+            skills.recordings.take(conn.inst.id, parse_up(event("recorded", data={
+                **STEP, "seq": seq + 1, "url": url, "t": seq * 100000 + 1})).step())
+        out = await skills.recordings.stop("pay", None)
+        assert out.state == "failed" and out.view()["otherOrigins"] == ["https://pay.example"]
+        assert not await skills.skills.exists("pay")
+        assert (await skills.recordings.stop("pay", None, confirmed=("https://other.example",))).state == "failed"
+        saved = await skills.recordings.stop("pay", None, confirmed=("https://pay.example",))
+        assert saved.state == "saved" and saved.skill.scope == "http://localhost:5173"
+        assert (await skills.skills.get("pay")).recorded_by == "terminal" and rec is saved
+
+        # a javascript: step is never the human's to confirm
+        rec = await skills.recordings.start(conn.inst, "js", by="cockpit")
+        for seq, url in ((1, "http://localhost:5173/"), (3, "javascript:alert(document.cookie)")):
+            skills.recordings.take(conn.inst.id, parse_up(event("recorded", data={
+                "seq": seq, "action": "load", "frame": "host", "url": url, "t": seq * 100000})).step())
+            skills.recordings.take(conn.inst.id, parse_up(event("recorded", data={
+                **STEP, "seq": seq + 1, "url": "http://localhost:5173/", "t": seq * 100000 + 1})).step())
+        out = await skills.recordings.stop("js", None, confirmed=("javascript:",))
+        assert out.state == "failed" and "javascript" in out.error and "otherOrigins" not in out.view()
+        assert not await skills.skills.exists("js")

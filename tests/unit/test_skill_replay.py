@@ -54,3 +54,15 @@ def test_several_everywhere_or_none_fails_the_step_naming_what_it_saw(totals, sa
     assert says in text and "looked for role button named 'Save'" in text and "selector '#save'" in text
     assert "buttons on the page: 'Cancel', 'Delete'" in text
     assert ("page_wait", {"timeout": pytest.approx(10, abs=1), "text": "Save", "exact": True}) in page.calls
+
+
+def test_a_repro_skill_says_whether_its_error_came_back_among_the_steps_errors():
+    from bridge.skills.replay import reproduced
+    from bridge.skills.format import Skill, Step, Until
+
+    skill = Skill(name="crash", steps=[Step(action="goto", url="http://x/")],
+                  until=Until(error="priceWithTax (src/cart.ts:13:15)"))
+    back = reproduced(skill, ["Uncaught TypeError: x at priceWithTax (src/cart.ts:13:15)", "Uncaught Error: y"])
+    assert back["reproduced"] is True and back["others"] == ["Uncaught Error: y"]
+    assert reproduced(skill, [])["summary"] == "the error did not come back"
+    assert reproduced(skill.model_copy(update={"until": None}), ["x"]) is None
