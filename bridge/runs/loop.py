@@ -50,7 +50,7 @@ class Replan(Exception):
 class Services:
     """What a run needs from the bridge, handed in once."""
 
-    server: Any  # the MCP server (bridge.server.mcp_server.BridgeServer)
+    road: Any  # the one road into tools (bridge.tools.road.Road)
     state: Any  # the bridge's app-wide objects (bridge.state.BridgeState)
     seams: Seams
     externals: Any = None  # bridge.runs.mcp_servers.McpServers
@@ -65,7 +65,7 @@ class Loop:
         self.toolbox: Toolbox | None = None
         self.messages: list[dict[str, Any]] = []
         self.steps_log: list[str] = []
-        self.ctx = RunContext(services.server, run.id, self._progress)
+        self.ctx = RunContext(run.id, self._progress)
         self.page_id: str | None = None
         self.app: str | None = None
         self._repeat: tuple[str, str, int] = ("", "", 0)
@@ -99,7 +99,7 @@ class Loop:
 
     async def _phases(self) -> None:
         scope = self.scope()
-        self.toolbox = Toolbox(self.services.server, self.services.externals,
+        self.toolbox = Toolbox(self.services.road, self.services.externals,
                                await self.services.seams.tools_for(scope))
         await self.toolbox.load()
         context = await self.services.seams.context_for(scope, self.run.request.task)

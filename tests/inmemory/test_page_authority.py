@@ -154,10 +154,10 @@ STEP = {"seq": 1, "action": "click", "frame": "host", "url": "http://localhost:5
 
 async def test_a_recording_forged_over_the_page_channel_is_refused_and_the_humans_skill_is_unchanged(tmp_path: Path):
     async with bridge(tmp_path) as b:
-        from bridge.skills.seam import open_settings_store
+        from bridge.shared.seam import open_store
         from bridge.skills.service import SkillService
 
-        skills = b.state.skills = SkillService(b.state, open_settings_store(b.state.settings))  # as create_app does
+        skills = b.state.skills = SkillService(b.state, open_store(b.state.settings))  # as create_app does
         mine = Skill(name="checkout", scope="http://localhost:5173", start_url="http://localhost:5173/",
                      steps=[Step(action="goto", url="http://localhost:5173/")])
         await skills.skills.save(mine)
@@ -190,12 +190,12 @@ async def test_a_recording_forged_over_the_page_channel_is_refused_and_the_human
 
 async def test_a_skill_going_to_another_origin_is_saved_only_once_the_human_confirms_that_origin(tmp_path: Path):
     async with bridge(tmp_path) as b:
-        from bridge.skills.seam import open_settings_store
+        from bridge.shared.seam import open_store
         from bridge.skills.service import SkillService
 
-        skills = b.state.skills = SkillService(b.state, open_settings_store(b.state.settings))
+        skills = b.state.skills = SkillService(b.state, open_store(b.state.settings))
         conn = b.connect_page()
-        rec = await skills.recordings.start(skills.tab(conn.inst.id), "pay", by="terminal")
+        rec = await skills.recordings.start(conn.inst, "pay", by="terminal")
         for seq, url in ((1, "http://localhost:5173/"), (3, "https://pay.example/checkout")):
             skills.recordings.take(conn.inst.id, parse_up(event("recorded", data={
                 "seq": seq, "action": "load", "frame": "host", "url": url, "t": seq * 100000})).step())
@@ -210,7 +210,7 @@ async def test_a_skill_going_to_another_origin_is_saved_only_once_the_human_conf
         assert (await skills.skills.get("pay")).recorded_by == "terminal" and rec is saved
 
         # a javascript: step is never the human's to confirm
-        rec = await skills.recordings.start(skills.tab(conn.inst.id), "js", by="cockpit")
+        rec = await skills.recordings.start(conn.inst, "js", by="cockpit")
         for seq, url in ((1, "http://localhost:5173/"), (3, "javascript:alert(document.cookie)")):
             skills.recordings.take(conn.inst.id, parse_up(event("recorded", data={
                 "seq": seq, "action": "load", "frame": "host", "url": url, "t": seq * 100000})).step())
