@@ -198,8 +198,8 @@ const COMMANDS = {
   async problems(params) {
     return problemsSince({ console: params.console, net: params.net, doc: params.doc || undefined }) || {};
   },
-  async maps(params) {
-    return sourceMaps(params.urls);
+  async maps(params, ctx) {
+    return sourceMaps(params.urls, ctx.maxResult);
   },
   async vitals(params) {
     return readVitals(params);

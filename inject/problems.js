@@ -35,6 +35,8 @@ const acts = {
   /** Note one action the agent is about to do (returns its seq; errors until the next act name it).
    * @param {string} action @param {Element|null} el @param {Record<string, any>} a @param {string} frame */
   begin(action, el, a, frame) {
+    // read again first: the tab's same-origin frames share this journal (sessionStorage) and append to it too
+    this.loaded = false;
     this.load();
     /** @type {ActStep} */
     const step = { seq: ++this.seq, doc: DOC_ID, url: location.href, t: Date.now(), action, frame: frame || 'host', label: '' };
@@ -94,21 +96,27 @@ function hotUpdates() {
 
 /** The source map of each module URL a stack names, as sourceMapOf gives it plus the sources' text where it fits;
  * `webpack-internal:///./src/x.js` (eval-source-map) is looked up in the bundles this document loaded.
- * @param {string[]} urls */
-async function sourceMaps(urls) {
+ * @param {string[]} urls @param {number} [maxResult] */
+async function sourceMaps(urls, maxResult) {
   /** @type {Record<string, any>} */
   const maps = {};
   let budget = MAX_SOURCES_TEXT;
+  // the answer stays under the result cap: a map that would not fit is left out (its frames stay as compiled)
+  let room = Math.floor((maxResult || 512000) * 0.8);
   for (const url of urls) {
     /** @type {any} */
     let full = /^webpack-internal:/.test(url) ? await evalSourceMap(url) : await sourceMapOf(url, true);
-    if (!full && !/^webpack-internal:/.test(url)) full = await plainScript(url, budget);
-    if (full && full.plain && full.text) budget -= full.text.length;
+    if (!full && !/^webpack-internal:/.test(url)) full = await plainScript(url, Math.min(budget, room));
+    if (full && full.plain && full.text) { budget -= full.text.length; room -= full.text.length; }
+    if (full && !full.plain && (full.mappings.length > room || full.sources.length > MAX_ITEMS)) full = null;
+    if (full && !full.plain) room -= full.mappings.length + JSON.stringify(full.sources).length;
     if (full && Array.isArray(full.sourcesContent)) {
       // the app's own sources only (a library's text is never an excerpt), within the budget
       full.sourcesContent = full.sourcesContent.map((/** @type {any} */ text, /** @type {number} */ i) => {
-        if (typeof text !== 'string' || /node_modules|webpack\/runtime|webpack\/bootstrap/.test(full.sources[i] || '') || text.length > budget) return null;
+        if (typeof text !== 'string' || /node_modules|webpack\/runtime|webpack\/bootstrap/.test(full.sources[i] || '') ||
+          text.length > Math.min(budget, room)) return null;
         budget -= text.length;
+        room -= text.length;
         return text;
       });
     }

@@ -22,9 +22,12 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("bridge.human")
 
-#: Seconds after the bridge's own act in a tab ends during which that tab's answers are not taken (the act's
-#: trusted input, the extension's, reaches the page before the act's result does; this covers the rest).
-ACT_GRACE = 0.3
+#: Seconds after the bridge's own act in a tab ends during which that tab's answers are not taken: none, since the
+#: act's trusted input (the extension's) reaches the page, and its answer the bridge, before the act's result does
+#: (the extension itself also guards the panel a moment longer: plugins/extension/content.js).
+ACT_GRACE = 0.0
+#: How often a refused answer's card is looked at again, to show it once the bridge's input is over.
+RESHOW_EVERY = 0.25
 #: Seconds after the bridge's own desktop input during which no page's answer is taken: XTest input reaches the
 #: browser after the bridge's call returns, and the bridge cannot tell which window it landed in.
 DESKTOP_GRACE = 1.0
@@ -98,7 +101,7 @@ async def _reshow_after_input(state: EventTarget, inst: Instance) -> None:
     for _ in range(100):  # bounded: the bridge's input ends within its own timeouts
         if bridge_input(state, inst) is None:
             break
-        await asyncio.sleep(ACT_GRACE)
+        await asyncio.sleep(RESHOW_EVERY)
     state.asking.reshow(inst)
 
 

@@ -14,6 +14,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from bridge.human.consent import GRANTED_BY
 from bridge.runs import prompts
 from bridge.runs.model import Call, Model, ModelError, Reply
 from bridge.runs.runs import Run
@@ -75,6 +76,8 @@ class Loop:
 
     async def drive(self) -> None:
         run = self.run
+        # who granted this run's `allow`, for each consent decision it skips (this task's context only)
+        GRANTED_BY.set(run.by if run.by in ("terminal", "cockpit") else "config")
         run.emit("run_start", task=run.request.task, model=self.model.name, dryrun=run.request.dryrun,
                  allow=self.allow, by=run.by, limits=self.limits.model_dump(), trace=str(run.trace_path or ""))
         try:

@@ -219,3 +219,18 @@ async def test_a_skill_going_to_another_origin_is_saved_only_once_the_human_conf
         out = await skills.recordings.stop("js", None, confirmed=("javascript:",))
         assert out.state == "failed" and "javascript" in out.error and "otherOrigins" not in out.view()
         assert not await skills.skills.exists("js")
+
+
+async def test_code_in_a_page_the_bridge_serves_is_allowed_in_the_cockpit_only(tmp_path: Path):
+    """Code in the bridge's own origin (its /demo) could act as the cockpit (same origin): only the cockpit allows
+    it, never the page's card."""
+    async with bridge(tmp_path, no_consent=False, consent_wait=5) as b:
+        conn = b.connect_page(url="http://127.0.0.1:7878/demo", port=None)
+        call = asyncio.ensure_future(b.call("page_exec", {"code": "2+2"}))
+        q = await eventually(lambda: open_consent(b), what="the eval consent")
+        assert q.human_only and "served by the bridge itself" in q.text and "Allow on this origin" not in q.choices
+        assert not [f for f in conn.execs("ask") if "dismiss" not in f["params"]]  # no card in the page
+        assert answer(b, conn.inst, q.id, "Allow once") is False and q.open
+        assert b.state.asking.settle_from_cockpit(q, "Allow once")
+        out = await asyncio.wait_for(call, 10)
+        assert not out.is_error and conn.execs("eval")
