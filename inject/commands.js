@@ -141,7 +141,11 @@ const COMMANDS = {
     });
   },
   async act(params, ctx) {
-    return runAct(params, ctx);
+    try {
+      return await runAct(params, ctx);
+    } finally {
+      if (!pendingActs.size) acts.end(); // (an act waiting for desktop input is still running)
+    }
   },
   async console(params) {
     const { since, limit } = params;
