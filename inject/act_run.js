@@ -15,7 +15,10 @@ const ACT_QUIET_MS = 150;
 const DESKTOP_EFFECT_MS = 1500;
 const ACT_TREE = { depth: 64, interactive: false, maxChars: 400000, boxes: false };
 
-/** What real input this page can have: the extension (top page, attached by it) and/or the bridge's desktop. @param {Record<string, any>} params */
+/** One action as the act runs it: the call's `trusted` and `force` where the action has none, and its upload's files.
+ * @typedef {ActionParams & {trusted: 'auto' | true | false, force: boolean, uploads?: Array<Upload> | null}} ActAction */
+
+/** What real input this page can have: the extension (top page, attached by it) and/or the bridge's desktop. @param {CommandParams['act']} params */
 function realRoutes(params) {
   const out = [];
   if (EXT_NONCE && window === window.top) out.push('extension');
@@ -36,7 +39,9 @@ function alreadyHeld(el, a) {
   }
 }
 
-/** Run an act: a dry run, the rest of one that waited for desktop input (resume), or a new batch. @param {Record<string, any>} params @param {CommandContext} ctx */
+/** Run an act: a dry run, the rest of one that waited for desktop input (resume), or a new batch. The bridge sends
+ * every param with its default (bridge/pages/commands.py ActWire): nothing is re-defaulted here.
+ * @param {CommandParams['act']} params @param {CommandContext} ctx */
 async function runAct(params, ctx) {
   if (params.resume) {
     const state = pendingActs.get(String(params.resume));
@@ -53,16 +58,16 @@ async function runAct(params, ctx) {
     state.index++;
     return steps(state, params, ctx);
   }
-  const batch = Array.isArray(params.actions) && params.actions.length ? params.actions : [params];
-  const actions = batch.map((/** @type {Record<string, any>} */ a, /** @type {number} */ i) => Object.assign({}, a, {
-    trusted: a.trusted != null ? a.trusted : params.trusted != null ? params.trusted : 'auto',
-    force: a.force != null ? !!a.force : !!params.force,
-    uploads: Array.isArray(params.uploads) ? params.uploads[i] : undefined, // the files the bridge read for it
-  }));
+  const batch = /** @type {ActionParams[]} */ (params.actions && params.actions.length ? params.actions : [params]);
+  const actions = batch.map((a, i) => /** @type {ActAction} */ (Object.assign({}, a, {
+    trusted: a.trusted != null ? a.trusted : params.trusted,
+    force: a.force != null ? a.force : params.force,
+    uploads: params.uploads ? params.uploads[i] : undefined, // the files the bridge read for it
+  })));
   if (params.dryRun) return { submits: actions.map(submitsWhat).filter(Boolean) };
   const routes = realRoutes(params);
   if (actions.some((a) => a.trusted === true) && !routes.length) requireTrustedInput();
-  const timeoutMs = Math.max(0, Number(params.checkTimeout) || 0) * 1000;
+  const timeoutMs = params.checkTimeout * 1000;
   const state = { actions, index: 0, done: /** @type {any[]} */ ([]), before: snapshot(document.body || document.documentElement, ACT_TREE).text,
     url: location.href, seq: net.seq, mark: problemsMark(), deadline: Date.now() + timeoutMs, routes, held: /** @type {string[]} */ ([]) };
   return steps(state, params, ctx);
@@ -83,7 +88,7 @@ function submitsWhat(a) {
 }
 
 /** Run the actions from state.index on; stop early to hand one to the bridge's desktop. @param {any} state
- * @param {Record<string, any>} params @param {CommandContext} ctx */
+ * @param {CommandParams['act']} params @param {CommandContext} ctx */
 async function steps(state, params, ctx) {
   for (; state.index < state.actions.length; state.index++) {
     const a = state.actions[state.index];
@@ -195,7 +200,7 @@ function record(state, el, a, extra, eff, input, failed, threw) {
 }
 
 /** The answer: the done lines, what changed (without the lines of fields the done lines report), requests started
- * and waited for, effect none when nothing at all happened. @param {any} state @param {Record<string, any>} params */
+ * and waited for, effect none when nothing at all happened. @param {any} state @param {CommandParams['act']} params */
 async function finish(state, params) {
   const body = document.body || document.documentElement;
   /** @type {Record<string, any>} */

@@ -67,6 +67,11 @@ class SnapshotParams(Params):
     boxes: Annotated[bool, Field(description="x,y,w,h in CSS px.")] = False
     detailed: bool = False
     includeFrames: Annotated[bool, Field(description="Inline same-origin frames (refs f0:e3@ab).")] = False
+
+
+class SnapshotWire(SnapshotParams):
+    """snapshot as the page gets it: page_snapshot's plumbing for a whole tree (its toFile) besides the agent's."""
+
     #: The whole tree, kept in the page and read in slices (part + from).
     full: bool = False
     part: Annotated[str, Field(max_length=200)] | None = None
@@ -120,19 +125,27 @@ class Upload(Params):
 
 
 class ActParams(ActionParams):
-    """act: one action, or a batch in `actions`. A dry run must be a real boolean (it decides whether consent is
-    asked, and the page reads it with JavaScript truthiness)."""
+    """act, as an agent gives it (page_act, page_exec(command='act')): one action, or a batch in `actions`. A dry
+    run must be a real boolean (it decides whether consent is asked, and the page reads it with JavaScript
+    truthiness)."""
 
     actions: Annotated[Annotated[list[ActionParams], Field(max_length=200)] | None,
                        Field(description="Batch of {action, ref, ...}.")] = None
     #: A snapshot after the actions, in the answer.
     snapshot: bool = False
+    #: Only say which actions would submit a form (nothing acts).
     dryRun: Annotated[bool, Field(strict=True)] = False
     #: Real input (true), synthetic only (false), or real input when synthetic did nothing (auto): README, Acting.
     trusted: Literal["auto", True, False] = "auto"
     #: Skip the actionability checks.
     force: bool = False
-    #: Seconds the actionability checks may wait, all actions together (page_act sets it from its timeout).
+
+
+class ActWire(ActParams):
+    """act as the page gets it: the agent's params plus the bridge's plumbing, which only the act pipeline
+    (bridge/tools/act.py) fills in."""
+
+    #: Seconds the actionability checks may wait, all actions together (set from the call's timeout).
     checkTimeout: Annotated[float, Field(ge=0, le=300)] = 5
     #: The bridge can send real input into this tab's window on its desktop (it resumes the act after).
     desktop: bool | None = None
@@ -183,10 +196,15 @@ class WaitParams(Params):
     #: A failed update answers [update_failed] with its error at file:line (bridge/tools/page_dev.py).
     update: Annotated[int | None, Field(ge=0, description="Next hot update or reload after this `updates`.")] = None
     state: Literal["visible", "hidden", "enabled"] = "visible"
-    #: The document's load (or DOMContentLoaded), then a quiet DOM (no mutation for 100 ms, at most 1 s).
-    loadState: Literal["load", "domcontentloaded"] | None = None
     #: Seconds (the call waits a little longer, for the answer to travel).
     timeout: Annotated[float, Field(gt=0, le=120)] = 10
+
+
+class WaitWire(WaitParams):
+    """wait as the page gets it: page_navigate's wait for the new document's load besides the agent's params."""
+
+    #: The document's load (or DOMContentLoaded), then a quiet DOM (no mutation for 100 ms, at most 1 s).
+    loadState: Literal["load", "domcontentloaded"] | None = None
 
 
 class NavigateParams(Params):
@@ -218,7 +236,12 @@ class ElementParams(Params):
 
 
 class ScreenshotParams(ElementParams):
-    """screenshot: `desktop` asks for the box and viewport only, when the bridge cuts the pixels from its desktop."""
+    """screenshot: one element, or the viewport."""
+
+
+class ScreenshotWire(ScreenshotParams):
+    """screenshot as the page gets it: `desktop` asks for the box and viewport only, when the bridge cuts the
+    pixels from its desktop."""
 
     desktop: bool | None = None
 
@@ -589,10 +612,18 @@ class Command:
     consent: ConsentClass | None
     read_only: bool
     tool: str | None
-    #: The params model, checked on every path an agent reaches the command by, before the policy runs.
+    #: The params model: what an agent gives, checked on every path it reaches the command by, before the policy
+    #: runs.
     params: type[BaseModel]
     #: What the client answers (mirrored in inject/command_types.js).
     result: type[BaseModel]
+    #: What the page gets, when the bridge adds plumbing of its own to the agent's params (None: `params`).
+    wire: type[BaseModel] | None = None
+
+    @property
+    def sent(self) -> type[BaseModel]:
+        """The model of the params as the exec frame carries them (mirrored in inject/command_types.js)."""
+        return self.wire or self.params
 
 
 #: Every command a client answers, with its policy. The client's COMMANDS table (inject/commands.js) names the same.
@@ -601,12 +632,12 @@ COMMAND_TABLE: dict[str, Command] = {c.name: c for c in (
     Command("ping", None, True, None, NoParams, PingResult),
     Command("frames", None, True, None, NoParams, FramesResult),
     Command("location", None, True, None, NoParams, LocationResult),
-    Command("snapshot", None, True, "page_snapshot", SnapshotParams, SnapshotResult),
+    Command("snapshot", None, True, "page_snapshot", SnapshotParams, SnapshotResult, wire=SnapshotWire),
     Command("find", None, True, "page_find", FindParams, FindResult),
     # consent only when the actions would submit a form (a dry run tells)
-    Command("act", "submit", False, "page_act", ActParams, ActResult),
+    Command("act", "submit", False, "page_act", ActParams, ActResult, wire=ActWire),
     Command("console", None, True, "page_console", ConsoleParams, ConsoleResult),
-    Command("wait", None, True, "page_wait", WaitParams, WaitResult),
+    Command("wait", None, True, "page_wait", WaitParams, WaitResult, wire=WaitWire),
     # consent only when going to another origin
     Command("navigate", "navigate", False, "page_navigate", NavigateParams, NavigateResult),
     Command("network", None, True, "page_network", NetworkParams, NetworkResult),
@@ -618,7 +649,7 @@ COMMAND_TABLE: dict[str, Command] = {c.name: c for c in (
     Command("highlight", None, False, "page_highlight", HighlightParams, HighlightResult),
     Command("ask", None, False, "user_ask", AskParams, AskResult),
     Command("notify", None, False, "user_notify", NotifyParams, NotifyResult),
-    Command("screenshot", None, True, "page_screenshot", ScreenshotParams, ScreenshotResult),
+    Command("screenshot", None, True, "page_screenshot", ScreenshotParams, ScreenshotResult, wire=ScreenshotWire),
     # plumbing for input and screenshots through the desktop (the title marker it sets is taken off at once)
     Command("viewport", None, True, None, ViewportParams, ViewportResult),
     Command("selection", None, True, None, NoParams, SelectionResult),  # only through page_exec(command=…)
@@ -637,22 +668,36 @@ def explain(exc: ValidationError) -> str:
     return "; ".join(f"{'.'.join(map(str, e['loc'])) or 'body'}: {e['msg']}" for e in exc.errors()[:5])
 
 
-def parse_params(command: str, params: BaseModel | dict[str, Any] | None) -> BaseModel:
-    """`params` as `command`'s params model reads them (a model already of that kind as it is), or a bad_arguments
-    error saying what is wrong."""
+def parse_params(command: str, params: BaseModel | dict[str, Any] | None, *, wire: bool = False) -> BaseModel:
+    """`params` as `command`'s params model reads them (`wire`: as the page gets them, the bridge's plumbing
+    included; a model already of that kind as it is), or a bad_arguments error saying what is wrong."""
     spec = COMMAND_TABLE.get(command)
     if spec is None:
         raise errors.BridgeError(f"'{command}' is not a page command. Known: {', '.join(COMMAND_TABLE)}.",
                                  code="bad_arguments")
-    if isinstance(params, spec.params):
+    model = spec.sent if wire else spec.params
+    if type(params) is model:
         return params
     if isinstance(params, BaseModel):
         params = to_wire(params)
+    if not wire and isinstance(params, dict) and (own := sorted(set(params) & plumbing(spec))):
+        raise errors.BridgeError(f"{', '.join(own)} {'is' if len(own) == 1 else 'are'} the bridge's own for the "
+                                 f"'{command}' command, not arguments (an upload names its files in `files`; the "
+                                 f"bridge reads them; {spec.tool} offers the rest). Leave them out.",
+                                 code="invalid_argument")
     try:
-        return spec.params.model_validate(params or {})
+        return model.model_validate(params or {})
     except ValidationError as exc:
         raise errors.BridgeError(f"Bad params for the '{command}' command: {explain(exc)}. See docs/commands.md "
                                  "and the tool that owns it.", code="bad_arguments") from None
+
+
+def plumbing(spec: Command) -> set[str]:
+    """The fields the bridge adds for the page that an agent does not give (their wire names)."""
+    if spec.wire is None:
+        return set()
+    return {i.alias or n for n, i in spec.wire.model_fields.items()} - \
+        {i.alias or n for n, i in spec.params.model_fields.items()}
 
 
 def to_wire(params: BaseModel) -> dict[str, Any]:

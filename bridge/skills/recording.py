@@ -11,15 +11,14 @@ import asyncio
 import logging
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 from bridge.skills.compile import compile_recording, unsafe_steps
 from bridge.skills.format import Skill, Skills, Until, check_name
 from bridge.errors import BridgeError, PageGone
 from bridge.pages.protocol import RecordedStep
-
-if TYPE_CHECKING:
-    from bridge.tools.page_handle import Page
+from bridge.pages.registry import Instance
 
 log = logging.getLogger("bridge.skills.recording")
 #: Steps one recording may hold (a human does not click this often; a runaway page might).
@@ -77,10 +76,10 @@ def describe(step: RecordedStep) -> str:
 
 
 class Recordings:
-    def __init__(self, skills: Skills, page_for: Any) -> None:
+    def __init__(self, skills: Skills, record: Callable[[str, dict[str, Any]], Awaitable[None]]) -> None:
         self.skills = skills
-        #: instance id -> the Page of that tab's top frame (the dispatcher resolves it)
-        self.page_for = page_for
+        #: Sends the `record` command to a tab's top frame: (instance id, its params).
+        self.record = record
         self.by_name: dict[str, Recording] = {}
 
     def active_on(self, instance: str) -> Recording | None:
@@ -93,12 +92,10 @@ class Recordings:
                               "--page PAGEID`.", code="unknown_recording")
         return rec
 
-    async def start(self, page: Page, name: str, by: str = "terminal", overwrite: bool = False) -> Recording:
-        """Start recording the human in `page`'s tab, for `by`. Over an existing skill only with `overwrite`, the
+    async def start(self, inst: Instance, name: str, by: str = "terminal", overwrite: bool = False) -> Recording:
+        """Start recording the human in the tab `inst`, for `by`. Over an existing skill only with `overwrite`, the
         human's confirmation (the cockpit asks; `dbg-bridge record --overwrite`); never for the page's panel."""
         check_name(name)
-        tab = page.tab
-        inst = tab.target.inst
         instance = inst.id
         if (by == "page" or not overwrite) and await self.skills.exists(name):
             how = ("a recording the page started does not replace it: record over it from the cockpit or the "
@@ -116,7 +113,7 @@ class Recordings:
                         overwrite=overwrite and by != "page")
         self.by_name[name] = rec
         try:
-            await tab.call("record", {"on": True, "name": name}, 10)
+            await self.record(instance, {"on": True, "name": name})
         except BridgeError:
             del self.by_name[name]
             raise
@@ -147,7 +144,7 @@ class Recordings:
             return rec
         if not page_stopped and not again:
             try:
-                await self.page_for(rec.instance).call("record", {"on": False}, 10)
+                await self.record(rec.instance, {"on": False})
             except (PageGone, BridgeError) as exc:  # the tab is gone: what it recorded is still a skill
                 log.info("recording %s: could not tell tab %s to stop (%s)", name, rec.instance, exc)
         if not any(s.action != "load" for s in rec.steps):

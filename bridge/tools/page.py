@@ -6,7 +6,7 @@ import base64
 import json
 import re
 import time
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Literal
 
 from mcp.types import CallToolResult, ImageContent, TextContent
 from pydantic import Field
@@ -17,10 +17,11 @@ from bridge.pages import sourcemap
 from bridge.pages import commands as m
 from bridge.pages.commands import COMMANDS
 from bridge.state import BridgeState
-from bridge.tools import page_desktop, page_dev, page_upload, problems, vitals
+from bridge.tools import page_desktop, page_dev, problems, vitals
+from bridge.tools.act import act
 from bridge.tools.base import Tool, acting, read_only
 from bridge.tools.outputs import obj, of_page
-from bridge.tools.page_handle import Page
+from bridge.tools.page_handle import Page, in_frame
 
 #: What page_exec(command=…) may name: every command but `record`, which the human's recording tools start (an agent
 #: never starts recording the human's input; bridge/skills/recording.py), and `tools`/`tool_call`: a page's own WebMCP
@@ -43,15 +44,16 @@ async def page_list(
 ) -> dict[str, Any]:
     """Connected tabs and frames (url, title, verified origin, state), `limit` tabs at a time. Page
     tools take a pageId from here (5173/host, 5173/f0); omitted, the only tab's top frame."""
-    if cursor is not None and not state.shared.valid_cursor(cursor):
+    pages = state.shared.pages
+    if cursor is not None and not pages.valid_cursor(cursor):
         raise errors.BridgeError(f"cursor {cursor[:40]!r} is not one page_list gave: pass its nextCursor unchanged, "
                                  "or leave cursor out to start from the first tab.", code="invalid_argument")
-    rows, more = await state.shared.page_list(cursor, limit)
+    rows, more = await pages.page_list(cursor, limit)
     out: dict[str, Any] = {"pages": rows}
     if more is not None:
         out["nextCursor"] = more
-    if state.shared.note:  # the team bridge's store is away: only this replica's pages are listed
-        out["cluster"] = state.shared.note
+    if pages.note:  # the team bridge's store is away: only this replica's pages are listed
+        out["cluster"] = pages.note
     if not rows and not cursor:
         out["hint"] = (f"No page is connected. Load {state.settings.base_url()}/inject/dbg_client.js in your app, "
                        f"or open the demo at {state.settings.base_url()}/demo.")
@@ -74,12 +76,13 @@ async def page_exec(
     started = time.perf_counter()
     if code is not None:
         command, params = "eval", {"code": code, "args": args}
-    checked = await page.guard(command or "eval", params, timeout)  # the command's own policy first, on every path
-    if isinstance(checked, m.ActParams):  # an upload reads its files (and asks) here as on page_act
-        checked = await page_upload.with_files(page, checked)
-    result = await page.call(command or "eval", checked, timeout)
-    if command in ("act", "wait"):  # what broke meanwhile, mapped to the lines written
-        result = await problems.with_report(page, result)
+    if command == "act":  # the one act pipeline, as page_act runs it (bridge/tools/act.py)
+        result: Any = {k: v for k, v in (await act(page, params, timeout)).items() if k != "pageId"}
+    else:
+        checked = await page.guard(command or "eval", params, timeout)  # the command's own policy, on every path
+        result = await page.call(command or "eval", checked, timeout)
+        if command == "wait":  # what broke meanwhile, mapped to the lines written
+            result = await problems.with_report(page, result)
     return {"pageId": page.page_id, "result": result, "ms": round((time.perf_counter() - started) * 1000, 2)}
 
 
@@ -92,7 +95,7 @@ async def page_snapshot(
     """The page as a compact tree: a line per element with role, name, states and a ref (e12@ab) for
     page_act."""
     maxChars = params.maxChars
-    snap = await page.call("snapshot", params.model_copy(update={"full": toFile}), timeout)
+    snap = await page.call("snapshot", m.SnapshotWire.model_validate({**m.to_wire(params), "full": toFile}), timeout)
     if not toFile:
         return snapshot_result(page.page_id, snap)
     tree = await whole_tree(page, snap, timeout)
@@ -148,37 +151,13 @@ async def page_find(page: Page, params: m.FindParams) -> dict[str, Any]:
     return {"pageId": page.page_id, **found}
 
 
-P = TypeVar("P", m.ActParams, m.WaitParams, m.ElementParams, m.ScreenshotParams, m.FindParams)
-
-
-def in_frame(page: Page, params: P) -> tuple[Page, P]:
-    """A ref from a snapshot with includeFrames ('f0:e3@ab') addresses its frame: (that frame, params with the bare
-    ref)."""
-    frame, ref = page.for_ref(params.ref)
-    return (frame, params) if ref == params.ref else (frame, params.model_copy(update={"ref": ref}))
-
-
 async def page_act(
     page: Page,
     params: m.ActParams,
     timeout: Timeout = 15,
 ) -> dict[str, Any]:
     """Act on an element or a batch, once actionable; answers what changed."""
-    if params.actions is None and params.action is None:
-        raise errors.BridgeError("Give `action` (with a target) or `actions` (a batch).", code="invalid_argument")
-    page, params = in_frame(page, params)
-    params = await page_upload.with_files(page, params)  # the files an upload hands over, after consent
-    # the page's share of the time: actionability waits within it, and the answer still comes inside `timeout`
-    desk = page_desktop.running(page) if params.trusted is not False else None
-    params = params.model_copy(update={"checkTimeout": max(0.5, timeout - 2), **({"desktop": True} if desk else {})})
-    out = await page.run("act", params, timeout)  # asks first if it would submit a form
-    while out.get("pending") and desk is not None:  # an action handed over for real input on the desktop
-        failed = await page_desktop.send(page, desk, out["pending"])
-        out = await page.call("act", {"resume": out["pending"]["token"], "failed": failed or None}, timeout)
-    for note in ("untrusted", "trusted"):  # what kind of input it was: said the first time, not in every answer
-        if note in out and not page.first_time(f"page_act.{note}"):
-            del out[note]
-    return {"pageId": page.page_id, **await problems.with_report(page, out)}
+    return await act(page, params, timeout)
 
 
 async def page_wait(page: Page, params: m.WaitParams) -> dict[str, Any]:
@@ -284,7 +263,8 @@ async def page_screenshot(page: Page, params: m.ScreenshotParams) -> CallToolRes
     page, params = in_frame(page, params)
     started = time.perf_counter()
     desk = page_desktop.running(page)
-    shot = await page.call("screenshot", params if desk is None else params.model_copy(update={"desktop": True}), QUICK)
+    wire = m.ScreenshotWire.model_validate({**m.to_wire(params), **({"desktop": True} if desk else {})})
+    shot = await page.call("screenshot", wire, QUICK)
     if desk is not None and isinstance(shot, dict) and "data" not in shot:  # no extension: the desktop's pixels
         got = await page_desktop.screenshot(page, desk, shot)
         shot = {k: v for k, v in got.items() if k != "png"}
@@ -332,12 +312,10 @@ TOOLS = [
     Tool(page_list, read_only("List pages"),
          output=obj("nextCursor:str", "hint:str", "cluster:any", pages={"type": "array", "items": PAGE_ROW})),
     Tool(page_exec, acting("Run code in a page", open_world=True), output=obj(pageId="str", result="any", ms="num")),
-    Tool(page_snapshot, read_only("Snapshot a page"), output=of_page(m.SnapshotResult, "file:str", "resource:str"),
-         hide=("full", "part", "from_")),
+    Tool(page_snapshot, read_only("Snapshot a page"), output=of_page(m.SnapshotResult, "file:str", "resource:str")),
     Tool(page_find, read_only("Find elements"), output=of_page(m.FindResult)),
-    Tool(page_act, acting("Act on elements"), output=of_page(m.ActResult),
-         hide=("dx", "dy", "dryRun", "checkTimeout", "desktop", "resume", "failed", "uploads")),
-    Tool(page_wait, read_only("Wait for the page"), output=of_page(m.WaitResult), hide=("loadState",)),
+    Tool(page_act, acting("Act on elements"), output=of_page(m.ActResult)),
+    Tool(page_wait, read_only("Wait for the page"), output=of_page(m.WaitResult)),
     Tool(page_navigate, acting("Navigate a page", open_world=True),
          output=obj("note:str", pageId="str", reloaded="bool", url="str", title="str", waited="str")),
     Tool(page_console, read_only("Read the console"), output=of_page(m.ConsoleResult, "errors:list")),
@@ -345,5 +323,5 @@ TOOLS = [
     Tool(page_network, read_only("Read network traffic"), output=of_page(m.NetworkResult)),
     Tool(page_source, read_only("Find an element's source"), output=of_page(m.SourceResult)),
     Tool(page_highlight, acting("Highlight elements", destructive=False), output=of_page(m.HighlightResult)),
-    Tool(page_screenshot, read_only("Screenshot a page"), output=SCREENSHOT, hide=("desktop",)),
+    Tool(page_screenshot, read_only("Screenshot a page"), output=SCREENSHOT),
 ]

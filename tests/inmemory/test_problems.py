@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from bridge.skills.seam import open_settings_store
+from bridge.shared.seam import open_store
 from bridge.skills.service import SkillService
 from tests.inmemory.harness import SHAPES, bridge
 from tests.unit.test_stacks import PART
@@ -89,7 +89,7 @@ async def test_errors_are_grouped_by_top_frame_with_the_act_before_and_saved_as_
     entries = [ERROR, {**ERROR, "seq": 6, "time": 2000},
                {"seq": 7, "level": "error", "text": "Uncaught Error: other", "time": 2500, "act": None}]
     async with bridge(tmp_path) as b:
-        b.state.skills = SkillService(b.state, open_settings_store(b.state.settings))
+        b.state.skills = SkillService(b.state, open_store(b.state.settings))
         b.connect_page(page({"console": {"entries": entries, "cursor": 7, "more": False, "acts": ACTS},
                              "maps": {"maps": {PART["url"]: PART}}}))
         out = await b.ok("page_console", {"errors": True})
