@@ -3,7 +3,7 @@
 // shadow roots, focus, URL, scroll, a field's value, requests it started), so no action answers ok when nothing
 // happened. Shares one IIFE with the other parts (inject/__init__.py).
 
-/** @typedef {{mutations: number, focus: boolean, url: boolean, requests: number, value: boolean, scrolled: boolean, selection: boolean}} Effect */
+/** @typedef {{mutations: number, focus: boolean, url: boolean, requests: number, value: boolean, scrolled: boolean, selection: boolean, moved?: boolean}} Effect */
 
 /** Our own UI (overlay, human panel) and the document head (a title marker) are not the app's effect. @param {Node} n */
 function ownNode(n) {
@@ -78,8 +78,10 @@ function scrollPositions(el) {
 }
 
 /** Whether the action changed anything. Focus counts for keys only: a click moves focus wherever it lands, so a
- * click the app ignored would otherwise read as one that worked. @param {Effect} e @param {string} kind */
-const hadEffect = (e, kind) => !!(e.mutations || e.url || e.requests || e.value || e.scrolled || e.selection ||
+ * click the app ignored would otherwise read as one that worked. A drag counts by what it left (dragPrint: the source
+ * moved, the list or target changed), not by the classes a library puts on and takes off while dragging.
+ * @param {Effect} e @param {string} kind */
+const hadEffect = (e, kind) => kind === 'drag' ? !!(e.moved || e.url || e.requests) : !!(e.mutations || e.url || e.requests || e.value || e.scrolled || e.selection ||
   (e.focus && (kind === 'press' || kind === 'focus')));
 
 /** Why an action that changed nothing probably did not, and what to try instead. @param {string} kind @param {Element} el
@@ -93,6 +95,10 @@ function noEffectHint(kind, el, trustedTried) {
       return 'The ' + kind + ' changed nothing: the element may need another kind of input (a handler that checks isTrusted, double-click word selection), be a decoy behind the real control, or only work after another step.' + real + ' Or page_find the control by its text and act on that.';
     case 'hover':
       return 'Hovering changed nothing (no menu or tooltip appeared): the page may listen for real pointer moves.' + real;
+    case 'drag':
+      return 'The drag moved nothing: the source is where it was and the target area did not change. The page may start a drag only on real pointer input (or after a hold), or drop only on another spot.' +
+        (trustedTried ? '' : ' Real input may work: trusted: true with the page in a browser on the bridge\'s desktop (desktop_open_url) sends a real press, moves and release.') +
+        ' Or drag onto another element (to), or by an offset (dx, dy).';
     case 'type': case 'fill':
       return 'The field holds what it held before: the element may take text another way (an editor with its own input).' + real + ' Or click it first and type into what has focus.';
     default:
