@@ -292,7 +292,7 @@ TOOLS = [
          hide=("full", "part", "from_")),
     Tool(page_find, read_only("Find elements"), output=of_page(m.FindResult)),
     Tool(page_act, acting("Act on elements"), output=of_page(m.ActResult),
-         hide=("dx", "dy", "dryRun", "checkTimeout", "desktop", "resume", "failed", "uploads")),
+         hide=("dryRun", "checkTimeout", "desktop", "resume", "failed", "uploads")),
     Tool(page_wait, read_only("Wait for the page"), output=of_page(m.WaitResult), hide=("loadState",)),
     Tool(page_navigate, acting("Navigate a page", open_world=True),
          output=obj("note:str", pageId="str", reloaded="bool", url="str", title="str", waited="str")),
