@@ -198,6 +198,8 @@ async function finish(state, params) {
     await settleBounded();
     out.requests = { started, settled: net.inflight === 0, waitedMs: Date.now() - t0, capMs: REQUEST_SETTLE_MS };
   }
+  // what the acts caused may still be rendering: answer once the DOM is still (nothing to wait for when nothing changed)
+  if (state.done.some((/** @type {any} */ d) => d.effect !== 'none')) await domQuiet(Math.max(0, state.deadline - Date.now()));
   const after = snapshot(body, ACT_TREE).text;
   const own = state.held.map((/** @type {string} */ r) => '[ref=' + r.replace(/@.*$/, '') + ']');
   out.changed = diffLines(state.before, after).filter((l) => !own.some((/** @type {string} */ r) => l.includes(r)));

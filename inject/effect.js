@@ -105,3 +105,36 @@ function noEffectHint(kind, el, trustedTried) {
       return 'Nothing in the page changed.' + real;
   }
 }
+
+/** After an act: how long the page may take to start rendering what the act caused (a promise, a timer, a response
+ * body read after its request settled), how long the DOM must then stay still, and the most this waits. */
+const QUIET = { graceMs: 50, stillMs: 100, capMs: 1500 };
+
+/** Wait (bounded) for what an act is still rendering: when the DOM changes within graceMs, until it has been still
+ * for stillMs (an expanding section, a lazy panel), so the answer's `changed` and the next find see it. A page that
+ * changes nothing answers after graceMs; style-only changes (animations) do not count. Answers the ms waited.
+ * @param {number} capMs */
+async function domQuiet(capMs) {
+  const t0 = Date.now();
+  let last = 0;
+  const mo = new MutationObserver((list) => {
+    for (const m of list) {
+      if ((m.type !== 'attributes' || m.attributeName !== 'style') && !ownNode(m.target) && realChange(m)) { last = Date.now(); break; }
+    }
+  });
+  const opts = { subtree: true, childList: true, attributes: true, characterData: true, attributeOldValue: true, characterDataOldValue: true };
+  mo.observe(document, opts);
+  for (const host of deepElements(document.documentElement)) {
+    if (host.shadowRoot && !host.matches('dbg-overlay,dbg-human')) mo.observe(host.shadowRoot, opts);
+  }
+  try {
+    const cap = Math.min(capMs, QUIET.capMs);
+    for (;;) {
+      await new Promise((r) => setTimeout(r, 16));
+      const now = Date.now();
+      if (now - t0 >= cap) break;
+      if (!last ? now - t0 >= QUIET.graceMs : now - last >= QUIET.stillMs) break;
+    }
+  } finally { mo.disconnect(); }
+  return Date.now() - t0;
+}
