@@ -47,16 +47,27 @@ function dragSource(el) {
   return null;
 }
 
-/** What the page shows of a drag's ends, to compare before and after: where the source is (its box, its place among
- * its siblings) and the markup around source and target (a list's order, a map's pane transform, a slider's value).
- * Passing state a drag leaves behind (a class on while dragging) is gone by the end, so it does not count.
- * @param {Element} el @param {Element|null} dest */
+/** Identities for elements, to compare a list's order before and after. @type {WeakMap<Element, number>} */
+const dragIds = new WeakMap();
+let dragSeq = 0;
+/** @param {Element} e */
+const dragId = (e) => { let id = dragIds.get(e); if (!id) { id = ++dragSeq; dragIds.set(e, id); } return id; };
+
+/** What the page shows of a drag's ends, to compare before and after: where the source is (its box, its place), the
+ * order and text of the elements around source and target (a list), and the moved parts inside the source (a map's
+ * panes, a slider's thumb: inline transform and position), its value. Classes and other attributes a library sets
+ * while dragging (and may leave behind) do not count. @param {Element} el @param {Element|null} dest */
 function dragPrint(el, dest) {
   const r = el.getBoundingClientRect();
-  const parent = el.parentElement;
-  const around = Array.from(new Set([parent || el, dest && (dest.parentElement || dest)])).filter(Boolean);
-  return [el.isConnected, Math.round(r.x), Math.round(r.y), parent ? Array.prototype.indexOf.call(parent.children, el) : -1]
-    .concat(around.map((n) => /** @type {Element} */ (n).outerHTML.slice(0, 400000))).join('|');
+  const out = [String(el.isConnected), Math.round(r.x), Math.round(r.y), el.getAttribute('aria-valuenow') || '', String(/** @type {any} */ (el).value || '')];
+  for (const around of new Set([el.parentElement, dest && dest.parentElement, dest])) {
+    if (around) out.push(Array.from(around.children).map(dragId).join(','), (around.textContent || '').slice(0, 20000));
+  }
+  for (const e of deepElements(el).slice(0, 400)) {
+    const s = /** @type {HTMLElement} */ (e).style;
+    if (s && (s.transform || s.left || s.top)) out.push(s.transform + ';' + s.left + ';' + s.top);
+  }
+  return out.join('|');
 }
 
 /** Drag el to `to` or by dx/dy, as synthetic events. @param {Element} el @param {Record<string, any>} a */

@@ -108,11 +108,11 @@ function noEffectHint(kind, el, trustedTried) {
 
 /** After an act: how long the page may take to start rendering what the act caused (a promise, a timer, a response
  * body read after its request settled), how long the DOM must then stay still, and the most this waits. */
-const QUIET = { graceMs: 50, stillMs: 100, capMs: 1500 };
+const QUIET = { graceMs: 30, stillMs: 100, capMs: 1500 };
 
 /** Wait (bounded) for what an act is still rendering: when the DOM changes within graceMs, until it has been still
  * for stillMs (an expanding section, a lazy panel), so the answer's `changed` and the next find see it. A page that
- * changes nothing answers after graceMs; style-only changes (animations) do not count. Answers the ms waited.
+ * changes nothing after the act answers after graceMs; style-only changes (animations) do not count. Answers the ms waited.
  * @param {number} capMs */
 async function domQuiet(capMs) {
   const t0 = Date.now();
@@ -130,7 +130,7 @@ async function domQuiet(capMs) {
   try {
     const cap = Math.min(capMs, QUIET.capMs);
     for (;;) {
-      await new Promise((r) => setTimeout(r, 16));
+      await new Promise((r) => setTimeout(r, 10));
       const now = Date.now();
       if (now - t0 >= cap) break;
       if (!last ? now - t0 >= QUIET.graceMs : now - last >= QUIET.stillMs) break;
