@@ -268,3 +268,15 @@ def test_scroll_over_a_virtualised_grid_cell_scrolls_the_grid_like_a_wheel(corpu
     baseline.mouse.wheel(0, 600)
     baseline.wait_for_function("gridApi.getFirstDisplayedRowIndex() > 2")
     assert baseline.evaluate("gridApi.getFirstDisplayedRowIndex()") == agent_first  # the same rows as a real wheel
+
+
+def test_an_act_answers_once_what_it_caused_has_rendered(own_pages, context, mcp):
+    """e2e/pages/lazy.html: the header flips at once and the panel renders 40 ms later (a debounce): the click
+    answers once the DOM is still, so its `changed` has the panel and a find right after it sees it."""
+    page = open_page(context, own_pages.url("lazy.html"))
+    for _ in range(3):
+        opened = act(mcp, page, action="click", text="Order 1042")
+        assert any("Reorder" in line for line in opened["changed"]), opened
+        assert ok(mcp.call("page_find", {"pageId": page.page_id, "text": "Two leashes"}))["total"] == 1
+        closed = act(mcp, page, action="click", text="Order 1042")
+        assert any(line.startswith("- ") and "Reorder" in line for line in closed["changed"]), closed

@@ -109,6 +109,7 @@ async function steps(state, params, ctx) {
     await settleBounded();
     let eff = watch.stop();
     if (kind === 'drag') eff.moved = dragPrint(el, null) !== print;
+    state.lastAt = Math.max(state.lastAt || 0, eff.lastAt);
     let input = real ? 'extension' : 'synthetic';
     if (!hadEffect(eff, kind) && !alreadyHeld(el, a) && a.trusted === 'auto' && TRUSTED_ACTIONS.includes(kind)) {
       if (state.routes.includes('extension') && kind !== 'drag') {
@@ -197,9 +198,10 @@ async function finish(state, params) {
     while (net.inflight > 0 && Date.now() - t0 < cap) await new Promise((r) => setTimeout(r, 25));
     await settleBounded();
     out.requests = { started, settled: net.inflight === 0, waitedMs: Date.now() - t0, capMs: REQUEST_SETTLE_MS };
+    state.lastAt = Date.now(); // a response that just came may still be rendering
   }
   // what the acts caused may still be rendering: answer once the DOM is still (nothing to wait for when nothing changed)
-  if (state.done.some((/** @type {any} */ d) => d.effect !== 'none')) await domQuiet(Math.max(0, state.deadline - Date.now()));
+  if (state.done.some((/** @type {any} */ d) => d.effect !== 'none')) await domQuiet(Math.max(0, state.deadline - Date.now()), state.lastAt || 0);
   const after = snapshot(body, ACT_TREE).text;
   const own = state.held.map((/** @type {string} */ r) => '[ref=' + r.replace(/@.*$/, '') + ']');
   out.changed = diffLines(state.before, after).filter((l) => !own.some((/** @type {string} */ r) => l.includes(r)));

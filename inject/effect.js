@@ -3,7 +3,7 @@
 // shadow roots, focus, URL, scroll, a field's value, requests it started), so no action answers ok when nothing
 // happened. Shares one IIFE with the other parts (inject/__init__.py).
 
-/** @typedef {{mutations: number, focus: boolean, url: boolean, requests: number, value: boolean, scrolled: boolean, selection: boolean, moved?: boolean}} Effect */
+/** @typedef {{mutations: number, focus: boolean, url: boolean, requests: number, value: boolean, scrolled: boolean, selection: boolean, moved?: boolean, lastAt: number}} Effect */
 
 /** Our own UI (overlay, human panel) and the document head (a title marker) are not the app's effect. @param {Node} n */
 function ownNode(n) {
@@ -41,8 +41,8 @@ function realChange(m) {
 
 /** Start watching the page for what the next action changes; `stop()` says what it did. @param {Element} el */
 function watchEffect(el) {
-  let mutations = 0;
-  const mo = new MutationObserver((list) => { for (const m of list) if (realChange(m)) mutations++; });
+  let mutations = 0, lastAt = 0;
+  const mo = new MutationObserver((list) => { for (const m of list) if (realChange(m)) { mutations++; lastAt = Date.now(); } });
   const opts = { subtree: true, childList: true, attributes: true, characterData: true, attributeOldValue: true, characterDataOldValue: true };
   mo.observe(document, opts);
   for (const host of deepElements(document.documentElement)) {
@@ -56,8 +56,8 @@ function watchEffect(el) {
   const selected = String(getSelection() || '');
   /** @returns {Effect} */
   const now = () => {
-    for (const m of mo.takeRecords()) if (realChange(m)) mutations++;
-    return { mutations, focus: deepActiveElement() !== focus, url: location.href !== url, requests: net.seq - seq,
+    for (const m of mo.takeRecords()) if (realChange(m)) { mutations++; lastAt = Date.now(); }
+    return { mutations, lastAt, focus: deepActiveElement() !== focus, url: location.href !== url, requests: net.seq - seq,
       value: heldText(el) !== value, scrolled: scrollPositions(el) !== scrolls, selection: String(getSelection() || '') !== selected };
   };
   return {
@@ -106,16 +106,19 @@ function noEffectHint(kind, el, trustedTried) {
   }
 }
 
-/** After an act: how long the page may take to start rendering what the act caused (a promise, a timer, a response
- * body read after its request settled), how long the DOM must then stay still, and the most this waits. */
-const QUIET = { graceMs: 30, stillMs: 100, capMs: 1500 };
+/** After an act: how long after its last change the page may take to start rendering the rest of what it caused (a
+ * debounced resolve, a timer, a response body read after its request settled), how long the DOM must then stay
+ * still, and the most this waits. */
+const QUIET = { graceMs: 60, stillMs: 100, capMs: 1500 };
 
-/** Wait (bounded) for what an act is still rendering: when the DOM changes within graceMs, until it has been still
- * for stillMs (an expanding section, a lazy panel), so the answer's `changed` and the next find see it. A page that
- * changes nothing after the act answers after graceMs; style-only changes (animations) do not count. Answers the ms waited.
- * @param {number} capMs */
-async function domQuiet(capMs) {
+/** Wait (bounded) for what an act is still rendering: when the DOM changes again within graceMs of the act's last
+ * change (`since`), until it has been still for stillMs (an expanding section whose body renders after a debounce, a
+ * lazy panel), so the answer's `changed` and the next find see it. A page that changes nothing more answers graceMs
+ * after the act's change; style-only changes (animations) do not count. Answers the ms waited.
+ * @param {number} capMs @param {number} since */
+async function domQuiet(capMs, since) {
   const t0 = Date.now();
+  const base = since || t0;
   let last = 0;
   const mo = new MutationObserver((list) => {
     for (const m of list) {
@@ -130,10 +133,11 @@ async function domQuiet(capMs) {
   try {
     const cap = Math.min(capMs, QUIET.capMs);
     for (;;) {
+      if (!last && Date.now() - base >= QUIET.graceMs) break;
       await new Promise((r) => setTimeout(r, 10));
       const now = Date.now();
       if (now - t0 >= cap) break;
-      if (!last ? now - t0 >= QUIET.graceMs : now - last >= QUIET.stillMs) break;
+      if (!last ? now - base >= QUIET.graceMs : now - last >= QUIET.stillMs) break;
     }
   } finally { mo.disconnect(); }
   return Date.now() - t0;
