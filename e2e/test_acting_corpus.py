@@ -280,3 +280,15 @@ def test_an_act_answers_once_what_it_caused_has_rendered(own_pages, context, mcp
         assert ok(mcp.call("page_find", {"pageId": page.page_id, "text": "Two leashes"}))["total"] == 1
         closed = act(mcp, page, action="click", text="Order 1042")
         assert any(line.startswith("- ") and "Reorder" in line for line in closed["changed"]), closed
+
+
+def test_a_double_click_is_two_press_release_clicks_then_dblclick_as_a_persons(own_pages, context, mcp):
+    page = open_page(context, own_pages.url("clicks.html"))
+    act(mcp, page, action="dblclick", selector="#cell", trusted=False)
+    agent = page.evaluate("seen")
+    assert agent == ["mousedown:1", "mouseup:1", "click:1", "mousedown:2", "mouseup:2", "click:2", "dblclick:2"], agent
+
+    baseline = context.new_page()
+    baseline.goto(own_pages.url("clicks.html"))
+    baseline.dblclick("#cell")
+    assert baseline.evaluate("seen") == agent
