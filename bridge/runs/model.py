@@ -1,0 +1,239 @@
+"""The model a run asks: any OpenAI-compatible chat-completions endpoint with tool calling (streaming off or on,
+a timeout per call, retries with backoff on 429/5xx/connection errors), or the connected MCP client's own model
+through sampling (`client`). Both answer one `Reply`."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import random
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import httpx
+
+from bridge.errors import BridgeError
+
+log = logging.getLogger("bridge.runs.model")
+
+#: Seconds before the first retry (doubled each time, with jitter; a Retry-After up to MAX_RETRY_AFTER wins).
+BACKOFF = 0.5
+MAX_RETRY_AFTER = 20.0
+
+
+class ModelError(BridgeError):
+    code = "model_error"
+
+
+@dataclass
+class Call:
+    id: str
+    name: str
+    arguments: Any  # the parsed JSON object, or the raw text when it was not JSON
+    raw: str = ""
+
+    @property
+    def parsed(self) -> bool:
+        return isinstance(self.arguments, dict)
+
+
+@dataclass
+class Reply:
+    text: str = ""
+    calls: list[Call] = field(default_factory=list)
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    ms: float = 0.0
+    retries: int = 0
+
+
+class Model(Protocol):
+    name: str
+
+    async def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Reply: ...
+
+
+def parse_arguments(raw: Any) -> Any:
+    if isinstance(raw, dict):
+        return raw
+    if not raw:
+        return {}
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return str(raw)
+
+
+class OpenAIModel:
+    """POST {url}/chat/completions."""
+
+    def __init__(self, url: str, name: str, key: str | None, timeout: float, retries: int, stream: bool) -> None:
+        self.url = url.rstrip("/") + "/chat/completions"
+        self.name, self.retries, self.stream = name, retries, stream
+        headers = {"Authorization": f"Bearer {key}"} if key else {}
+        self.http = httpx.AsyncClient(timeout=httpx.Timeout(timeout, connect=min(10.0, timeout)), headers=headers)
+
+    async def close(self) -> None:
+        await self.http.aclose()
+
+    async def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Reply:
+        body: dict[str, Any] = {"model": self.name, "messages": messages, "stream": self.stream}
+        if tools:
+            body["tools"] = tools
+            body["tool_choice"] = "auto"
+        if self.stream:
+            body["stream_options"] = {"include_usage": True}
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        last = ""
+        for attempt in range(self.retries + 1):
+            wait = BACKOFF * (2 ** attempt) * (0.8 + 0.4 * random.random())
+            try:
+                reply = await (self._streamed(body) if self.stream else self._plain(body))
+                reply.ms, reply.retries = (loop.time() - started) * 1000, attempt
+                return reply
+            except _Retry as exc:
+                last = str(exc)
+                if exc.after is not None:
+                    wait = min(exc.after, MAX_RETRY_AFTER)
+            except (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError) as exc:
+                last = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+            if attempt < self.retries:
+                log.info("model call failed (%s); retry %d in %.1f s", last, attempt + 1, wait)
+                await asyncio.sleep(wait)
+        raise ModelError(f"The model endpoint {self.url} failed {self.retries + 1} time(s): {last}. Check that it "
+                         "runs (`dbg-bridge doctor`), or set model_url / OPENAI_BASE_URL.", code="model_unavailable")
+
+    async def _plain(self, body: dict[str, Any]) -> Reply:
+        r = await self.http.post(self.url, json=body)
+        _check(r)
+        try:
+            data = r.json()
+            message = data["choices"][0]["message"]
+        except (ValueError, KeyError, IndexError, TypeError):
+            raise ModelError(f"The model endpoint answered something that is not a chat completion: "
+                             f"{r.text[:300]!r}.", code="model_bad_reply") from None
+        calls = [Call(c.get("id") or f"call{i}", c["function"]["name"], parse_arguments(c["function"].get("arguments")),
+                      str(c["function"].get("arguments") or ""))
+                 for i, c in enumerate(message.get("tool_calls") or []) if c.get("function", {}).get("name")]
+        usage = data.get("usage") or {}
+        return Reply(message.get("content") or "", calls, int(usage.get("prompt_tokens") or 0),
+                     int(usage.get("completion_tokens") or 0))
+
+    async def _streamed(self, body: dict[str, Any]) -> Reply:
+        text: list[str] = []
+        parts: dict[int, dict[str, Any]] = {}
+        usage: dict[str, Any] = {}
+        async with self.http.stream("POST", self.url, json=body) as r:
+            if r.status_code != 200:
+                await r.aread()
+                _check(r)
+            async for line in r.aiter_lines():
+                if not line.startswith("data:"):
+                    continue
+                data = line[5:].strip()
+                if data == "[DONE]":
+                    break
+                try:
+                    chunk = json.loads(data)
+                except ValueError:
+                    continue
+                usage = chunk.get("usage") or usage
+                for choice in chunk.get("choices") or []:
+                    delta = choice.get("delta") or {}
+                    if delta.get("content"):
+                        text.append(delta["content"])
+                    for tc in delta.get("tool_calls") or []:
+                        part = parts.setdefault(int(tc.get("index", 0)), {"id": "", "name": "", "args": []})
+                        part["id"] = tc.get("id") or part["id"]
+                        fn = tc.get("function") or {}
+                        part["name"] += fn.get("name") or ""
+                        part["args"].append(fn.get("arguments") or "")
+        calls = [Call(p["id"] or f"call{i}", p["name"], parse_arguments("".join(p["args"])), "".join(p["args"]))
+                 for i, p in sorted(parts.items()) if p["name"]]
+        return Reply("".join(text), calls, int(usage.get("prompt_tokens") or 0),
+                     int(usage.get("completion_tokens") or 0))
+
+
+class _Retry(Exception):
+    def __init__(self, text: str, after: float | None) -> None:
+        super().__init__(text)
+        self.after = after
+
+
+def _check(r: httpx.Response) -> None:
+    if r.status_code == 429 or r.status_code >= 500:
+        after = r.headers.get("retry-after")
+        raise _Retry(f"HTTP {r.status_code} {r.text[:200]!r}",
+                     float(after) if after and after.replace(".", "", 1).isdigit() else None)
+    if r.status_code != 200:
+        raise ModelError(f"The model endpoint refused the call: HTTP {r.status_code} {r.text[:300]!r}. Check "
+                         "model / model_key.", code="model_refused")
+
+
+class ClientModel:
+    """The connected MCP client's own model, by sampling (a 2025-11-25 session that declared it, with tools)."""
+
+    name = "client"
+
+    def __init__(self, clients: Any, max_tokens: int = 2000) -> None:
+        self.clients, self.max_tokens = clients, max_tokens
+
+    async def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Reply:
+        from mcp import types as t
+
+        system = "\n\n".join(m["content"] for m in messages if m["role"] == "system")
+        sampled = []
+        for m in messages:
+            if m["role"] in ("user", "tool"):
+                prefix = f"[result of {m.get('name', 'a tool')}] " if m["role"] == "tool" else ""
+                sampled.append(t.SamplingMessage(role="user", content=t.TextContent(type="text",
+                                                                                  text=prefix + str(m["content"]))))
+            elif m["role"] == "assistant":
+                said = m.get("content") or ""
+                for c in m.get("tool_calls") or []:
+                    said += f"\n[called {c['function']['name']} {c['function']['arguments']}]"
+                sampled.append(t.SamplingMessage(role="assistant", content=t.TextContent(type="text",
+                                                                                       text=said.strip() or "…")))
+        offered = [t.Tool(name=x["function"]["name"], description=x["function"]["description"],
+                          input_schema=x["function"]["parameters"]) for x in tools]
+        result = await self._sample(sampled, system, offered)
+        content = result.content if isinstance(result.content, list) else [result.content]
+        reply = Reply()
+        for i, c in enumerate(content):
+            if getattr(c, "type", "") == "text":
+                reply.text += c.text
+            elif getattr(c, "type", "") == "tool_use":
+                reply.calls.append(Call(getattr(c, "id", f"call{i}"), c.name, dict(c.input or {})))
+        return reply
+
+    async def _sample(self, messages: list[Any], system: str, tools: list[Any]) -> Any:
+        """The newest session that declared sampling and is still there answers."""
+        from mcp.types import ClientCapabilities, SamplingCapability
+
+        from bridge.server.clients import GONE
+
+        wants = ClientCapabilities(sampling=SamplingCapability())
+        for session in reversed(self.clients.sessions):
+            if not session.check_client_capability(wants):
+                continue
+            try:
+                return await session.create_message(messages, max_tokens=self.max_tokens, system_prompt=system,
+                                                    tools=tools or None)
+            except GONE as exc:
+                log.info("sampling session gone: %s", exc)
+        raise ModelError("--model client needs a connected MCP client that declared sampling (a 2025-11-25 "
+                         "session); none is connected. Use an OpenAI-compatible model_url instead.",
+                         code="not_available")
+
+
+def build_model(settings: Any, name: str | None, clients: Any) -> Model:
+    name = name or settings.model
+    if name == "client":
+        return ClientModel(clients)
+    if not settings.model_url:
+        raise ModelError("No model endpoint is set. Set model_url (DBG_MODEL_URL, or OPENAI_BASE_URL) to an "
+                         "OpenAI-compatible /v1 URL, or use --model client.", code="no_model")
+    return OpenAIModel(settings.model_url, name, settings.model_key, settings.model_timeout, settings.model_retries,
+                       settings.model_stream)

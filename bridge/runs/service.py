@@ -1,0 +1,42 @@
+"""The agent of one bridge: its runs, the other MCP servers, the seams, and how a run is started and driven.
+Built by the app (create_app) with the bridge's state and the MCP server it serves /mcp with."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bridge.runs.budgets import RunRequest
+from bridge.runs.loop import Loop, Services
+from bridge.runs.mcp_servers import McpServers
+from bridge.runs.model import Model, build_model
+from bridge.runs.runs import Run, Runs
+from bridge.runs.seams import Seams
+from bridge.settings import Settings
+
+
+class Agent:
+    def __init__(self, settings: Settings, state: Any, server: Any) -> None:
+        self.settings = settings
+        self.runs = Runs(settings.config_dir)
+        self.externals = McpServers(settings.mcp_servers, settings.config_dir)
+        self.services = Services(server, state, Seams.load(settings), self.externals)
+        self._models: dict[str, Model] = {}
+
+    def start(self) -> None:
+        """The lifespan's start: the other MCP servers start in the background (runs wait for them, bounded)."""
+        self.externals.start()
+
+    async def stop(self) -> None:
+        await self.runs.close()
+        await self.externals.stop()
+
+    def start_run(self, request: RunRequest) -> Run:
+        """Start a run now (raises a BridgeError when no model can be reached: nothing starts)."""
+        model = build_model(self.settings, request.model, self.services.state.clients)
+        allow = sorted({*self.settings.run_allow, *request.allow})
+        request = request.model_copy(update={"allow": allow})
+        return self.runs.start(request, request.budgets.resolved(self.settings), lambda run: self._drive(run, model))
+
+    async def _drive(self, run: Run, model: Model) -> None:
+        await self.externals.ready()
+        await Loop(run, model, self.services, self.settings.takeover_wait).drive()
