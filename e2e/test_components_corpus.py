@@ -98,6 +98,7 @@ def test_a_sortable_list_item_is_dragged_onto_another_and_the_list_reorders(corp
     assert "effect" not in dragged, dragged
     assert dragged["done"][0]["drag"] == ("html5" if mode == "native" else "pointer"), dragged
     assert page.evaluate("moves") == [f"{mode}: 0 -> 3"], page.evaluate("moves")
+    assert dragged["done"][0]["place"] == "4 of 5 (was 1)", dragged  # the list reorders without a changed line
 
     baseline = fresh(context, corpus, *SORTABLE)
     if mode == "native":  # Chromium's own drag and drop, started by Playwright's mouse

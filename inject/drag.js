@@ -70,8 +70,18 @@ function dragPrint(el, dest) {
   return out.join('|');
 }
 
+/** Where el is among its siblings (1-based), or 0. @param {Element} el */
+const placeOf = (el) => el.parentElement ? Array.prototype.indexOf.call(el.parentElement.children, el) + 1 : 0;
+
+/** The answer's word on a drag that moved el within its list: its place now. @param {Element} el @param {number} before */
+function movedTo(el, before) {
+  const now = placeOf(el);
+  return now && before && now !== before ? { place: now + ' of ' + /** @type {Element} */ (el.parentElement).children.length + ' (was ' + before + ')' } : {};
+}
+
 /** Drag el to `to` or by dx/dy, as synthetic events. @param {Element} el @param {Record<string, any>} a */
 async function dragTo(el, a) {
+  const was = placeOf(el);
   const r = el.getBoundingClientRect();
   const from = aimPoint(r) || { x: r.x + r.width / 2, y: r.y + r.height / 2 };
   const end = dragEnd(el, a, from);
@@ -113,7 +123,8 @@ async function dragTo(el, a) {
       }
       if (over && dropped) drag(over, 'drop', end);
       drag(src, 'dragend', end);
-      return { drag: 'html5', dropped: dropped };
+      await dragTick();
+      return Object.assign({ drag: 'html5', dropped: dropped }, movedTo(el, was));
     }
   }
   for (const p of points) {
@@ -125,7 +136,8 @@ async function dragTo(el, a) {
   const last = overAt(end.x, end.y, start);
   mouse(last, 'pointerup', Object.assign(at(end.x, end.y, 0), { detail: 1 }));
   mouse(last, 'mouseup', Object.assign(at(end.x, end.y, 0), { detail: 1 }));
-  return { drag: 'pointer' };
+  await dragTick();
+  return Object.assign({ drag: 'pointer' }, movedTo(el, was));
 }
 
 /** Where a drag handed to the bridge's desktop ends, in the top page's viewport (a frame's point mapped out).
