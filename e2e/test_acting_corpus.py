@@ -292,3 +292,17 @@ def test_a_double_click_is_two_press_release_clicks_then_dblclick_as_a_persons(o
     baseline.goto(own_pages.url("clicks.html"))
     baseline.dblclick("#cell")
     assert baseline.evaluate("seen") == agent
+
+
+def test_hits_across_shadow_roots_reach_a_slotted_label_and_name_a_veil_in_a_hosts_shadow(own_pages, context, mcp):
+    """e2e/pages/shadow_hits.html: the inner <button> of a custom element is clicked through its slotted label (the
+    document's hit there is the custom element); a light-DOM button under its host's own shadow veil is obscured."""
+    page = open_page(context, own_pages.url("shadow_hits.html"))
+    page.wait_for_function("!!customElements.get('x-veiled')")
+    assert page.evaluate("(() => { const b = document.getElementById('pay').shadowRoot.querySelector('button');"
+                         " const r = b.getBoundingClientRect();"
+                         " return document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2).id; })()") == "pay"
+    act(mcp, page, action="click", selector="#pay >>> button")
+    assert page.evaluate("document.getElementById('log').textContent") == "paid"
+    veiled = mcp.call("page_act", {"pageId": page.page_id, "action": "click", "selector": "#under", "timeout": 3})
+    assert veiled.is_error and text_of(veiled).startswith("[obscured]") and "div.veil" in text_of(veiled), text_of(veiled)

@@ -104,7 +104,9 @@ function hitAt(el, x, y) {
     hit = inner;
     if (i && inner !== /** @type {ShadowRoot} */ (roots[i - 1]).host) break;
   }
-  while (hit && hit.shadowRoot && !deepContains(hit, el)) {
+  // below the hit: into the shadow tree of a host el is not inside (an unrelated custom element, or the one el is
+  // slotted into, whose own shadow content may paint over el)
+  while (hit && hit.shadowRoot && !roots.includes(hit.shadowRoot)) {
     const inner = hit.shadowRoot.elementFromPoint(x, y);
     if (!inner || inner === hit) break;
     hit = inner;
@@ -128,6 +130,7 @@ function flatContains(outer, inner) {
  * @param {Element} el @param {Element} hit */
 function reaches(el, hit) {
   if (hit === el || flatContains(el, hit) || deepContains(el, hit)) return true;
+  if (hit.tagName === 'SLOT' && flatContains(hit, el)) return true; // the slot el is rendered in: the hit was el's
   const label = hit.closest('label');
   if (label && /** @type {HTMLLabelElement} */ (label).control === el) return true;
   if (!deepContains(hit, el)) return false;
