@@ -156,3 +156,20 @@ def test_doctor_says_whether_the_model_answers_and_what_a_run_gets(model, tmp_pa
     out = subprocess.run([sys.executable, "-m", "bridge", "doctor", "--port", str(free_port()), "--config-dir",
                           str(tmp_path)], capture_output=True, text=True, cwd=ROOT, timeout=60, env=env).stdout
     assert "[warn] model          no model endpoint set" in out
+
+
+def test_run_allow_at_the_terminal_grants_what_the_human_typed_and_the_token_alone_cannot(model, agent_bridge,
+                                                                                          app_page, tmp_path):
+    model.policies["cli-allow"] = finish_quickly
+    p = cli("run", "Look at the pages", "--bridge", agent_bridge.base, "--model", "cli-allow", "--allow", "eval,navigate",
+            config_dir=agent_bridge.config_dir, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == 0, (out, err)
+    assert "allowed without asking: eval, navigate" in out
+    # the same command with the MCP token but not the human key (another user, an agent with the token file)
+    (tmp_path / "token").write_text((agent_bridge.config_dir / "token").read_text())
+    p = cli("run", "Look at the pages", "--bridge", agent_bridge.base, "--model", "cli-allow", "--allow", "eval",
+            config_dir=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == 6, (out, err)
+    assert "[human_only]" in out and "dbg-bridge run --allow" in out

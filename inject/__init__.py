@@ -29,6 +29,7 @@ PARTS: tuple[str, ...] = (
     "console.js",
     "wait.js",
     "network.js",
+    "devserver.js",
     "source.js",
     "overlay.js",
     "human_panel.js",

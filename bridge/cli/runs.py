@@ -71,10 +71,12 @@ def describe(e: dict[str, Any]) -> str | None:
 
 
 class RunClient:
-    def __init__(self, base: str, token: str | None, out: TextIO = sys.stdout) -> None:
+    def __init__(self, base: str, token: str | None, out: TextIO = sys.stdout,
+                 human: dict[str, str] | None = None) -> None:
         self.base, self.out = base, out
-        self.http = httpx.Client(base_url=base, headers={"Authorization": f"Bearer {token}"} if token else {},
-                                 timeout=30)
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        headers.update(human or {})  # the human key: this terminal is the human's (bridge/server/principals.py)
+        self.http = httpx.Client(base_url=base, headers=headers, timeout=30)
 
     def say(self, text: str) -> None:
         print(text, file=self.out, flush=True)
@@ -149,8 +151,11 @@ def run_command(settings: Settings, task: str, bridge: str | None, body: dict[st
         except (RuntimeError, OSError) as exc:
             print(f"dbg-bridge run: could not start the bridge: {exc}. Run `dbg-bridge doctor`.", file=sys.stderr)
             return NOT_STARTED
+    from bridge.server.principals import terminal_headers
+
     token = None if settings.no_auth else load_or_create_token(settings)
-    client = RunClient(base, token)
+    human = terminal_headers(settings.config_dir)
+    client = RunClient(base, token, human=human)
     try:
         run_id = client.start({"task": task, **body})
         if run_id is None:
@@ -164,7 +169,7 @@ def run_command(settings: Settings, task: str, bridge: str | None, body: dict[st
         if save_skill and state == "done":  # --save-skill: the run's successful steps as a skill
             from bridge.cli.skills import save_from_run
 
-            if save_from_run(base, token, save_skill, run_id) != 0:
+            if save_from_run(base, token, save_skill, run_id, human) != 0:
                 return 1
         return EXIT.get(state, 1)
     finally:

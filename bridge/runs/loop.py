@@ -76,7 +76,7 @@ class Loop:
     async def drive(self) -> None:
         run = self.run
         run.emit("run_start", task=run.request.task, model=self.model.name, dryrun=run.request.dryrun,
-                 allow=self.allow, limits=self.limits.model_dump(), trace=str(run.trace_path or ""))
+                 allow=self.allow, by=run.by, limits=self.limits.model_dump(), trace=str(run.trace_path or ""))
         try:
             async with asyncio.timeout(self.limits.seconds):
                 await self._phases()

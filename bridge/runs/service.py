@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from bridge.errors import BridgeError
 from bridge.runs.budgets import RunRequest
 from bridge.runs.loop import Loop, Services
 from bridge.runs.mcp_servers import McpServers
 from bridge.runs.model import Model, build_model
 from bridge.runs.runs import Run, Runs
 from bridge.runs.seams import Seams
+from bridge.server.principals import AGENT, HUMAN_VIA, beyond
 from bridge.settings import Settings
 
 
@@ -30,12 +32,33 @@ class Agent:
         await self.runs.close()
         await self.externals.stop()
 
-    def start_run(self, request: RunRequest) -> Run:
-        """Start a run now (raises a BridgeError when no model can be reached: nothing starts)."""
+    def start_run(self, request: RunRequest, by: str = AGENT) -> Run:
+        """Start a run now (raises a BridgeError when no model can be reached, or when the agent asks for more
+        `allow` than the human granted: nothing starts). `by`: who asked (bridge/server/principals.py)."""
+        allow = self.allowed(request.allow, by)
         model = build_model(self.settings, request.model, self.services.state.clients)
-        allow = sorted({*self.settings.run_allow, *request.allow})
         request = request.model_copy(update={"allow": allow})
-        return self.runs.start(request, request.budgets.resolved(self.settings), lambda run: self._drive(run, model))
+        run = self.runs.start(request, request.budgets.resolved(self.settings), lambda run: self._drive(run, model))
+        run.by = by
+        return run
+
+    def allowed(self, asked: list[str], by: str) -> list[str]:
+        """The run's `allow`: the human's grant (--run-allow) plus what the human asked for (cockpit, terminal);
+        for the agent, what it asked for if the human granted all of it (a narrowing), else nothing starts."""
+        granted = list(self.settings.run_allow)
+        if by in HUMAN_VIA:
+            return sorted({*granted, *asked})
+        wider = beyond(asked, granted)
+        if wider:
+            self.services.state.audit.human("consent", None, action="run allow", asked=wider, by=by,
+                                            decision="refused: only the human grants it")
+            raise BridgeError(
+                f"The run asks to skip the human's consent for {', '.join(wider)}, which the human did not grant "
+                f"(granted: {', '.join(granted) or 'nothing'}). Only the human can grant it: in the bridge cockpit, "
+                "at their terminal (`dbg-bridge run --allow …`), or with --run-allow when they start the bridge. "
+                "Start the run without `allow` (each prompt then asks the human), or ask them (user_ask).",
+                code="human_only")
+        return sorted(asked) if asked else sorted(granted)
 
     async def _drive(self, run: Run, model: Model) -> None:
         await self.externals.ready()
