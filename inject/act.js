@@ -66,6 +66,17 @@ async function keysTarget(el, kind) {
     const now = deepActiveElement();
     if (now && (now === el || deepContains(el, now))) return { to: now, clicked: false };
   }
+  // a click to select el must not press a control inside it (a container's middle may be a button): then, or on the
+  // page itself, keys go where the focus is without a click
+  const at = pointerTarget(el);
+  let control = false;
+  for (let up = /** @type {Element|null} */ (at); up && up !== el; up = up.parentElement || hostOf(up)) if (up.matches(ACTION_SELECTOR)) control = true;
+  if (control || el === document.body || el === document.documentElement) {
+    if (typing && !someone(active)) {
+      throw new DbgError('not_editable', refs.of(el) + ' takes no typed text: <' + el.tagName.toLowerCase() + '> is not a text field and nothing has the focus. Target the field itself (page_find role=textbox).');
+    }
+    return { to: someone(active) ? /** @type {Element} */ (active) : el, clicked: false };
+  }
   const watch = watchEffect(el);
   await act(el, { action: 'click' });
   await settleBounded();

@@ -116,7 +116,7 @@ const QUIET = { graceMs: 60, stillMs: 100, capMs: 1500 };
  * lazy panel), so the answer's `changed` and the next find see it. A page that changes nothing more answers graceMs
  * after the act's change; style-only changes (animations) do not count. Answers the ms waited.
  * @param {number} capMs @param {number} since */
-async function domQuiet(capMs, since) {
+async function renderQuiet(capMs, since) {
   const t0 = Date.now();
   const base = since || t0;
   let last = 0;
