@@ -103,8 +103,9 @@ class ActionParams(Params):
     to: Target | None = None
     #: For upload: paths of files under the bridge's --upload-dir, handed to a file input as if picked.
     files: Annotated[list[Annotated[str, Field(max_length=4096)]], Field(max_length=20)] | None = None
-    dx: Annotated[float | None, Field(description="Drag/scroll by px.")] = None
-    dy: Annotated[float | None, Field(description="Drag/scroll by px.")] = None
+    #: For drag and scroll: px to move by (a drag without `to`: pan a map, move a slider).
+    dx: float | None = None
+    dy: float | None = None
     #: Real input (true), synthetic events only (false), or synthetic then real input when it changed nothing (auto);
     #: an action without it takes the call's.
     trusted: Literal["auto", True, False] | None = None

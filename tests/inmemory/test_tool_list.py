@@ -19,7 +19,7 @@ from mcp.types import ListToolsResult
 from bridge.settings import Settings
 from tests.inmemory.harness import bridge, run
 
-DEFAULT_BUDGET = 10_100
+DEFAULT_BUDGET = 10_150  # +50 for page_act dx/dy (drag by an offset: pan a map, move a slider), issue 30
 DESKTOP_BUDGET = 15_000
 DEFAULT_OUTPUT_BUDGET = 6_000
 SKILL_BUDGET = 800
