@@ -41,8 +41,13 @@ function focusStop(el) {
  * (else those controls speak). @param {Element} el @param {string} role */
 function operable(el, role) {
   if (INTERACTIVE.has(role) || role === 'label' || role === 'iframe') return false;
-  return (focusStop(el) && !/^(row|rowgroup|table|grid|dialog|alertdialog|document|application)$/.test(role)) || (clickable(el) && !actionsInside(el).length);
+  // structure a person reads rather than operates: its cursor is not looked at (a snapshot reads no style for it)
+  if (STRUCTURE_ROLES.test(role)) return focusStop(el) && !/^(row|rowgroup|table|grid|dialog|alertdialog|document|application)$/.test(role);
+  return focusStop(el) || (clickable(el) && !actionsInside(el).length);
 }
+
+/** Roles of structure: operable only as a focus stop. */
+const STRUCTURE_ROLES = /^(heading|paragraph|list|table|rowgroup|row|form|banner|main|contentinfo|navigation|complementary|dialog|alertdialog|document|application|grid|group)$/;
 
 /** A cell of a table inside a focus stop (a spreadsheet): a person clicks it to select it and types into it.
  * @param {Element} cell */
