@@ -199,7 +199,8 @@ def test_a_map_is_panned_by_drag_and_by_arrow_keys_through_its_ref(corpus, conte
     assert after_drag[1] > start[1] + 0.001, (start, after_drag)  # dragged left: the view went east
     pressed = act(mcp, page, action="press", ref=ref, key="ArrowDown")
     assert "effect" not in pressed, pressed
-    page.wait_for_function(f"map.getCenter().lat < {after_drag[0]} - 0.001")
+    assert page.evaluate(f"map.getCenter().lat < {after_drag[0]} - 0.001")  # the pan's animation ended before the answer
+    assert any(line.startswith("+ paragraph: Centre:") for line in pressed["changed"]), pressed  # where it went
 
     baseline = fresh(context, corpus, *MAP)
     baseline.bring_to_front()  # a real key goes to the window in front

@@ -114,6 +114,7 @@ async function steps(state, params, ctx) {
     let eff = watch.stop();
     if (kind === 'drag') eff.moved = dragPrint(el, null) !== print;
     state.lastAt = Math.max(state.lastAt || 0, eff.lastAt);
+    state.lastOn = on;
     let input = real ? 'extension' : 'synthetic';
     if (!hadEffect(eff, kind) && !alreadyHeld(el, a) && a.trusted === 'auto' && TRUSTED_ACTIONS.includes(kind)) {
       if (state.routes.includes('extension') && kind !== 'drag') {
@@ -208,7 +209,7 @@ async function finish(state, params) {
     state.lastAt = Date.now(); // a response that just came may still be rendering
   }
   // what the acts caused may still be rendering: answer once the DOM is still (nothing to wait for when nothing changed)
-  if (state.done.some((/** @type {any} */ d) => d.effect !== 'none')) await renderQuiet(Math.max(0, state.deadline - Date.now()), state.lastAt || 0);
+  if (state.done.some((/** @type {any} */ d) => d.effect !== 'none')) await renderQuiet(Math.max(0, state.deadline - Date.now()), state.lastAt || 0, state.lastOn || null);
   const after = snapshot(body, ACT_TREE).text;
   const own = state.held.map((/** @type {string} */ r) => '[ref=' + r.replace(/@.*$/, '') + ']');
   out.changed = diffLines(state.before, after).filter((l) => !own.some((/** @type {string} */ r) => l.includes(r)));

@@ -114,15 +114,17 @@ const QUIET = { graceMs: 60, stillMs: 100, capMs: 1500 };
 /** Wait (bounded) for what an act is still rendering: when the DOM changes again within graceMs of the act's last
  * change (`since`), until it has been still for stillMs (an expanding section whose body renders after a debounce, a
  * lazy panel), so the answer's `changed` and the next find see it. A page that changes nothing more answers graceMs
- * after the act's change; style-only changes (animations) do not count. Answers the ms waited.
- * @param {number} capMs @param {number} since */
-async function renderQuiet(capMs, since) {
+ * after the act's change; style-only changes (animations) count inside the element acted on only (a map panning
+ * after an arrow key, then writing where it went), not elsewhere (a spinner). Answers the ms waited.
+ * @param {number} capMs @param {number} since @param {Element|null} [on] the element the last action went to */
+async function renderQuiet(capMs, since, on) {
   const t0 = Date.now();
   const base = since || t0;
   let last = 0;
   const mo = new MutationObserver((list) => {
     for (const m of list) {
-      if ((m.type !== 'attributes' || m.attributeName !== 'style') && !ownNode(m.target) && realChange(m)) { last = Date.now(); break; }
+      const styled = m.type === 'attributes' && m.attributeName === 'style';
+      if ((!styled || (on && deepContains(on, m.target))) && !ownNode(m.target) && realChange(m)) { last = Date.now(); break; }
     }
   });
   const opts = { subtree: true, childList: true, attributes: true, characterData: true, attributeOldValue: true, characterDataOldValue: true };
