@@ -103,10 +103,9 @@ async function steps(state, params, ctx) {
     // keys go where a person's would: the target, or what a click on it focuses (a grid's editor, a hidden input)
     const keys = kind === 'type' || kind === 'press' ? await keysTarget(el, kind) : null;
     const on = keys ? keys.to : el;
-    if (real && kind === 'drag' && !state.routes.includes('desktop')) {
-      throw new DbgError('not_available', 'A real drag goes through the bridge\'s desktop only (a press, moves and a release into the browser window): open the page there (desktop_open_url), or drop trusted to synthesize it in the page.');
-    }
-    if (real && (!state.routes.includes('extension') || kind === 'drag')) return handOver(state, on, a);
+    // a real drag: the desktop's when it is there (HTML5 drags too), else the extension's (pointer drags)
+    const deskDrag = kind === 'drag' && state.routes.includes('desktop');
+    if (real && (!state.routes.includes('extension') || deskDrag)) return handOver(state, on, a);
     const print = kind === 'drag' ? dragPrint(el, null) : '';
     const watch = watchEffect(on);
     const extra = real ? (await trustedAct(on, a, kind), {}) : await act(on, a);
@@ -117,11 +116,12 @@ async function steps(state, params, ctx) {
     state.lastOn = on;
     let input = real ? 'extension' : 'synthetic';
     if (!hadEffect(eff, kind) && !alreadyHeld(el, a) && a.trusted === 'auto' && TRUSTED_ACTIONS.includes(kind)) {
-      if (state.routes.includes('extension') && kind !== 'drag') {
+      if (state.routes.includes('extension') && !deskDrag && !(kind === 'drag' && dragSource(pointerTarget(el)))) {
         const again = watchEffect(on);
         await trustedAct(on, a, kind);
         await settleBounded();
         eff = again.stop();
+        if (kind === 'drag') eff.moved = dragPrint(el, null) !== print;
         input = 'extension';
       } else if (state.routes.includes('desktop')) {
         return handOver(state, on, a);
