@@ -30,6 +30,7 @@ from bridge.tools import arguments as args_check
 from bridge.tools import enabled_tools
 from bridge.tools.base import Tool, error_result
 from bridge.tools import webmcp
+from bridge.tools.road import Road
 from bridge.tools.webmcp_mirror import HINTS, Mirror
 
 INSTRUCTIONS = (
@@ -96,6 +97,8 @@ def build_server(state: BridgeState, table: list[Tool] | None = None) -> MCPServ
         tools.append(sdk_tool)
     server = BridgeServer(state, tools, name="dbg-bridge", version=__version__, instructions=INSTRUCTIONS,
                           subscriptions=bus)
+    if table is None:  # what calls a tool inside the bridge (runs, skills) comes this way too
+        state.road = Road(server)
     announce_inbox(server, state, bus)
     if state.settings.mirror_page_tools and any(t.name == "page_call_tool" for t in tools):
         server.mirror = mirror_page_tools(state, bus)
