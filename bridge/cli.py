@@ -10,7 +10,7 @@ import socket
 import sys
 from typing import Any
 
-from bridge import __version__, shared_state
+from bridge import __version__, serving, shared_state
 from bridge.command import invocation
 from bridge.settings import ENV_PREFIX, Settings, SettingsError, is_list, is_table, load_settings
 
@@ -143,7 +143,12 @@ def main(argv: list[str] | None = None) -> int:
         body: dict[str, Any] = {"dryrun": args.dryrun, "allow": args.allow or [], "budgets": budgets}
         if settings.model != Settings.model_fields["model"].default:
             body["model"] = settings.model
-        return run_command(settings, args.task, args.bridge, body, save_skill=args.save_skill)
+        if settings.model_url:  # this run's endpoint and key, whatever the bridge was started with
+            body["model_url"] = settings.model_url
+            if settings.model_key:
+                body["model_key"] = settings.model_key
+        return run_command(settings, args.task, args.bridge, body, save_skill=args.save_skill,
+                           port_given=values.get("port") is not None)
     if cmd == "runs":
         from bridge.agent.client import runs_command
 
@@ -264,6 +269,7 @@ def serve(settings: Settings, ready_file: str | None = None) -> int:
             await asyncio.sleep(0.01)
         if server.started:
             print(banner(settings, token), flush=True)
+            serving.write(settings.config_dir, settings.base_url())
             if ready_file:
                 with open(ready_file, "w") as f:
                     f.write(settings.base_url())
@@ -272,6 +278,7 @@ def serve(settings: Settings, ready_file: str | None = None) -> int:
             await task
         finally:
             settler.cancel()
+            serving.clear(settings.config_dir)
 
     try:
         # uvicorn's own loop choice (uvloop when installed, as with uvicorn[standard]): Server.serve() alone leaves

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, SecretStr
 
 from bridge.settings import Settings
 
@@ -44,6 +44,11 @@ class RunRequest(BaseModel):
     task: str = Field(min_length=1, max_length=8000)
     model: str | None = Field(None, min_length=1, max_length=200,
                               description="Model name ('client': the MCP client's own, by sampling).")
+    model_url: str | None = Field(None, max_length=2000, pattern=r"^https?://[^\s]+$",
+                                  description="This run's OpenAI-compatible endpoint (…/v1); default: the bridge's.")
+    model_key: SecretStr | None = Field(None, max_length=4000,
+                                        description="This run's API key for its model_url (never in a trace, the "
+                                                    "audit or an answer).")
     budgets: Budgets = Field(default_factory=Budgets)
     dryrun: bool = False
     allow: list[str] = Field(default_factory=list, max_length=50,

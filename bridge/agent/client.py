@@ -35,7 +35,8 @@ def describe(e: dict[str, Any]) -> str | None:
     kind = e["type"]
     if kind == "run_start":
         allow = f"; allowed without asking: {', '.join(e['allow'])}" if e.get("allow") else ""
-        return (f"run {e['run']}: {e['task']}\n  model {e.get('model')}{' (dry run)' if e.get('dryrun') else ''}"
+        at = f" at {e['endpoint']}" if e.get("endpoint") else ""
+        return (f"run {e['run']}: {e['task']}\n  model {e.get('model')}{at}{' (dry run)' if e.get('dryrun') else ''}"
                 f"{allow}\n  trace {e.get('trace')}")
     if kind == "plan_created":
         return f"plan (batch {e.get('batch')}):\n" + "\n".join("  " + line for line in e["text"].splitlines())
@@ -132,14 +133,34 @@ class RunClient:
         self.http.post(f"/v1/runs/{run_id}/cancel")
 
 
-def run_command(settings: Settings, task: str, bridge: str | None, body: dict[str, Any],
-                save_skill: str | None = None) -> int:
-    from bridge.security import load_or_create_token
-    from bridge.stdio_proxy import bridge_answers, start_bridge
+def find_bridge(settings: Settings, bridge: str | None, port_given: bool) -> tuple[str, str | None]:
+    """The bridge a run uses: (base URL, how it was found; None: nothing answers there). --bridge as given; else
+    the configured host:port; else the bridge this config dir's `serve` recorded (any port: bridge/serving.py)."""
+    from bridge import serving
+    from bridge.stdio_proxy import bridge_answers
 
-    base = (bridge or settings.base_url()).rstrip("/")
+    if bridge:
+        base = bridge.rstrip("/")
+        return base, ("--bridge" if bridge_answers(base) else None)
+    base = settings.base_url().rstrip("/")
+    if bridge_answers(base):
+        return base, f"{settings.host}:{settings.port}"
+    recorded = serving.recorded(settings.config_dir)
+    if recorded and not port_given and bridge_answers(recorded.rstrip("/")):
+        return recorded.rstrip("/"), f"recorded in {settings.config_dir / serving.FILE}"
+    return base, None
+
+
+def run_command(settings: Settings, task: str, bridge: str | None, body: dict[str, Any],
+                save_skill: str | None = None, port_given: bool = False) -> int:
+    from bridge.security import load_or_create_token
+    from bridge.stdio_proxy import start_bridge
+
+    base, found = find_bridge(settings, bridge, port_given)
     child = None
-    if not bridge_answers(base):
+    if found is not None:
+        print(f"using the bridge at {base} ({found})", file=sys.stderr)
+    else:
         if bridge:
             print(f"dbg-bridge run: no dbg-bridge answers at {base}.", file=sys.stderr)
             return NOT_STARTED

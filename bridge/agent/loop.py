@@ -82,7 +82,8 @@ class Loop:
 
     async def drive(self) -> None:
         run = self.run
-        run.emit("run_start", task=run.request.task, model=self.model.name, dryrun=run.request.dryrun,
+        run.emit("run_start", task=run.request.task, model=self.model.name,
+                 endpoint=getattr(self.model, "endpoint", None), dryrun=run.request.dryrun,
                  allow=self.allow, limits=self.limits.model_dump(), trace=str(run.trace_path or ""))
         try:
             async with asyncio.timeout(self.limits.seconds):

@@ -32,9 +32,10 @@ class Agent:
 
     def start_run(self, request: RunRequest) -> Run:
         """Start a run now (raises a BridgeError when no model can be reached: nothing starts)."""
-        model = build_model(self.settings, request.model, self.services.state.clients)
+        key = request.model_key.get_secret_value() if request.model_key is not None else None
+        model = build_model(self.settings, request.model, self.services.state.clients, request.model_url, key)
         allow = sorted({*self.settings.run_allow, *request.allow})
-        request = request.model_copy(update={"allow": allow})
+        request = request.model_copy(update={"allow": allow, "model_key": None})  # the key lives in the model only
         return self.runs.start(request, request.budgets.resolved(self.settings), lambda run: self._drive(run, model))
 
     async def _drive(self, run: Run, model: Model) -> None:
