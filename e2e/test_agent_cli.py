@@ -186,3 +186,20 @@ def test_run_gives_its_own_model_to_a_bridge_started_without_one_on_any_port(mod
                  bridge.config_dir / "bridge.log"]:
         if path.exists():
             assert secret not in path.read_text(), path
+
+
+def test_run_says_the_model_is_still_working_while_a_call_is_slow(model, agent_bridge, app_page):
+    def slow(req: Req):
+        if len(model.requests["cli-slow"]) == 1:
+            time.sleep(11)  # the model server thinking (its own thread): the run waits on the HTTP answer
+        return finish_quickly(req)
+
+    model.policies["cli-slow"] = slow
+    p = cli("run", "Look at the pages", "--bridge", agent_bridge.base, "--model", "cli-slow",
+            config_dir=agent_bridge.config_dir, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out, err = p.communicate(timeout=90)
+    assert p.returncode == 0, (out, err)
+    beats = [ln.strip() for ln in out.splitlines() if "the model is still working" in ln]
+    assert beats[:2] == ["… the model is still working (planning, call 1): 5 s",
+                         "… the model is still working (planning, call 1): 10 s"], out
+    assert out.index("still working") < out.index("plan (batch 1)")

@@ -39,7 +39,14 @@ def describe(e: dict[str, Any]) -> str | None:
         return (f"run {e['run']}: {e['task']}\n  model {e.get('model')}{at}{' (dry run)' if e.get('dryrun') else ''}"
                 f"{allow}\n  trace {e.get('trace')}")
     if kind == "plan_created":
-        return f"plan (batch {e.get('batch')}):\n" + "\n".join("  " + line for line in e["text"].splitlines())
+        why = ", the model revised it" if e.get("why") == "the model revised its plan" else ""
+        return (f"plan (batch {e.get('batch')}{why}):\n"
+                + "\n".join("  " + line for line in e["text"].splitlines()))
+    if kind == "model_wait":
+        streamed = f", {e['received']} characters streamed" if e.get("received") is not None else ""
+        return f"  … the model is still working ({e.get('phase')}, call {e.get('n')}): {e.get('seconds')} s{streamed}"
+    if kind == "stop_conditions":
+        return "  stop conditions now: " + "; ".join(f"{c['kind']} {c['value']!r}" for c in e.get("conditions") or [])
     if kind == "state_change":
         return f"[{e['to']}]" + (f" {e['why']}" if e.get("why") else "")
     if kind == "tool_call":
@@ -54,7 +61,7 @@ def describe(e: dict[str, Any]) -> str | None:
         return f"  ! {kind}: {_short({k: v for k, v in e.items() if k not in ('seq', 't', 'run', 'type')})}"
     if kind == "verification":
         checks = "; ".join(f"{c['kind']} {c['value']!r} {'met' if c['met'] else 'NOT met'}" for c in e["checks"])
-        return f"  stop conditions: {checks or 'none given'}"
+        return f"  {'final check on the page now' if e.get('final') else 'stop conditions'}: {checks or 'none given'}"
     if kind == "verdict":
         return f"  verdict: {'done' if e['done'] else 'not done'} — {_short(e.get('reason', ''))}"
     if kind == "human":

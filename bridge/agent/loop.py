@@ -31,6 +31,8 @@ log = logging.getLogger("bridge.agent")
 EVENT_TEXT = 4000
 #: Seconds each stop condition may take to be met when verifying.
 CHECK_WAIT = 3
+#: Seconds between the events that say a model call is still in flight (the CLI and the cockpit show them).
+HEARTBEAT = 5.0
 #: Characters of the page's snapshot the last verification shows the verifier.
 PAGE_NOW = 6000
 NUDGE_AT = 3
@@ -417,7 +419,13 @@ class Loop:
         self._budget("model_calls", self.limits.model_calls, f"[budget] The run made its {self.limits.model_calls} "
                                                              "model calls without finishing.")
         self.run.counts["model_calls"] += 1
-        reply = await self.model.complete(messages or self.messages, tools)
+        n, phase = self.run.counts["model_calls"], self.run.state
+        self.run.emit("model_start", n=n, phase=phase)
+        beat = asyncio.get_running_loop().create_task(self._heartbeat(n, phase))
+        try:
+            reply = await self.model.complete(messages or self.messages, tools)
+        finally:
+            beat.cancel()
         self.run.counts["prompt_tokens"] += reply.prompt_tokens
         self.run.counts["completion_tokens"] += reply.completion_tokens
         self.run.emit("model_call", n=self.run.counts["model_calls"], phase=self.run.state, ms=round(reply.ms, 1),
@@ -433,6 +441,19 @@ class Loop:
                     "name": c.name, "arguments": c.raw or json.dumps(c.arguments)}} for c in reply.calls]
             self.messages.append(msg)
         return reply
+
+    async def _heartbeat(self, n: int, phase: str) -> None:
+        """While model call `n` is in flight: a model_wait event every HEARTBEAT s (with the characters streamed)."""
+        started = time.monotonic()
+        while True:
+            await asyncio.sleep(HEARTBEAT)
+            received = getattr(self.model, "received", None)
+            self.run.emit("model_wait", n=n, phase=phase, seconds=round(time.monotonic() - started),
+                          **({"received": received} if self.model_streams and received is not None else {}))
+
+    @property
+    def model_streams(self) -> bool:
+        return bool(getattr(self.model, "stream", False))
 
     def _first(self, reply: Reply, answer_rest: bool = True) -> Call | None:
         """The reply's first tool call; the others are answered as not run (one call at a time)."""

@@ -72,6 +72,8 @@ class OpenAIModel:
         self.url = url.rstrip("/") + "/chat/completions"
         self.endpoint = shown_url(url.rstrip("/"))
         self.name, self.retries, self.stream, self.timeout = name, retries, stream, timeout
+        #: Characters streamed so far in the call in flight (the run's heartbeat shows them).
+        self.received = 0
         headers = {"Authorization": f"Bearer {key}"} if key else {}
         self.http = httpx.AsyncClient(timeout=httpx.Timeout(timeout, connect=min(10.0, timeout)), headers=headers)
 
@@ -87,6 +89,7 @@ class OpenAIModel:
             body["stream_options"] = {"include_usage": True}
         loop = asyncio.get_running_loop()
         started = loop.time()
+        self.received = 0
         last, fix = "", ""
         for attempt in range(self.retries + 1):
             wait = BACKOFF * (2 ** attempt) * (0.8 + 0.4 * random.random())
@@ -146,12 +149,14 @@ class OpenAIModel:
                     delta = choice.get("delta") or {}
                     if delta.get("content"):
                         text.append(delta["content"])
+                        self.received += len(delta["content"])
                     for tc in delta.get("tool_calls") or []:
                         part = parts.setdefault(int(tc.get("index", 0)), {"id": "", "name": "", "args": []})
                         part["id"] = tc.get("id") or part["id"]
                         fn = tc.get("function") or {}
                         part["name"] += fn.get("name") or ""
                         part["args"].append(fn.get("arguments") or "")
+                        self.received += len(fn.get("arguments") or "")
         calls = [Call(p["id"] or f"call{i}", p["name"], parse_arguments("".join(p["args"])), "".join(p["args"]))
                  for i, p in sorted(parts.items()) if p["name"]]
         return Reply("".join(text), calls, int(usage.get("prompt_tokens") or 0),

@@ -170,3 +170,37 @@ async def test_stop_conditions_given_with_finish_replace_the_plans_before_verify
     run, _ = await drive(tmp_path, Page("New", saves="Saved: Tk-42 (Silver)"), policy)
     assert run.state == "done", run.summary
     assert not of(run, "replan") and of(run, "verification")[0]["checks"][0]["value"] == "Saved: Tk-42"
+
+
+async def test_a_model_call_in_flight_is_said_every_heartbeat_with_its_phase(tmp_path: Path, monkeypatch):
+    from bridge.agent import loop
+
+    monkeypatch.setattr(loop, "HEARTBEAT", 0.02)
+    release = asyncio.Event()
+
+    class Slow(Scripted):
+        async def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Reply:
+            if len(self.asked) == 0:
+                await asyncio.wait_for(release.wait(), 10)
+            return await super().complete(messages, tools)
+
+    def policy(messages: list[dict[str, Any]], tools: list[str]) -> Reply:
+        if tools == ["verdict"]:
+            return call("verdict", done=True, reason="ok")
+        return call("plan", steps=["look"]) if not called(messages, "plan") else call("finish", summary="looked")
+
+    async with bridge(tmp_path) as b:
+        b.connect_page(Page("x", "x").handle)
+        model = Slow(policy)
+        request = RunRequest(task="Look", model="scripted")
+        run = Runs(None).start(request, request.budgets.resolved(b.state.settings),
+                               lambda r: Loop(r, model, Services(b.server, b.state, Seams([])), 10).drive())
+        waits = await eventually(lambda: len(of(run, "model_wait")) >= 3 and of(run, "model_wait"),
+                                 what="three heartbeats")
+        release.set()
+        await asyncio.wait_for(run.task, 20)
+    assert run.state == "done"
+    assert all(w["n"] == 1 and w["phase"] == "planning" for w in waits)
+    types = [e["type"] for e in run.events]
+    assert types.index("model_start") < types.index("model_wait") < types.index("model_call")
+    assert not [e for e in run.events[types.index("model_call"):] if e["type"] == "model_wait" and e["n"] == 1]
