@@ -186,6 +186,15 @@ def client_configs(mcp_url: str, auth: bool, settings: Any) -> list[dict[str, st
     ]
 
 
+def _model_endpoint(settings: Any) -> str | None:
+    """The runs' model as the Setup tab shows it (no credentials)."""
+    from bridge.agent.model import shown_url
+
+    if settings.model == "client":
+        return "the connected MCP client's own model (sampling)"
+    return f"{settings.model} at {shown_url(settings.model_url)}" if settings.model_url else None
+
+
 async def page(request: Request) -> Response:
     state: BridgeState = request.app.state.bridge
     settings = state.settings
@@ -197,7 +206,7 @@ async def page(request: Request) -> Response:
         auth=request.app.state.token is not None, settings=settings, desktop=served(settings),
         desktop_off=why_unavailable(settings), token_command=invocation(settings, "token"),
         audit_path=None if state.audit.path is None else _tilde(state.audit.path),
-        started=request.app.state.started,
+        started=request.app.state.started, model_endpoint=_model_endpoint(settings),
     )
     response = HTMLResponse(html, headers=HEADERS)
     response.set_cookie(cookie_name(settings.port), request.app.state.cockpit_key, httponly=True, samesite="strict",

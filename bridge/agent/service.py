@@ -36,8 +36,15 @@ class Agent:
         model = build_model(self.settings, request.model, self.services.state.clients, request.model_url, key)
         allow = sorted({*self.settings.run_allow, *request.allow})
         request = request.model_copy(update={"allow": allow, "model_key": None})  # the key lives in the model only
-        return self.runs.start(request, request.budgets.resolved(self.settings), lambda run: self._drive(run, model))
+        run = self.runs.start(request, request.budgets.resolved(self.settings), lambda run: self._drive(run, model))
+        self.services.state.audit.human("run", None, action="start", run=run.id, task=request.task,
+                                        model=model.name)
+        return run
 
     async def _drive(self, run: Run, model: Model) -> None:
-        await self.externals.ready()
-        await Loop(run, model, self.services, self.settings.takeover_wait).drive()
+        try:
+            await self.externals.ready()
+            await Loop(run, model, self.services, self.settings.takeover_wait).drive()
+        finally:  # Live activity shows each run's end in words
+            self.services.state.audit.human("run", None, action="end", run=run.id, state=run.state,
+                                            summary=run.summary[:500])

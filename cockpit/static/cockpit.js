@@ -298,6 +298,11 @@
         outcome: 'from the cockpit' };
     }
     if (r.kind === 'agent') return { what: 'agent', details: r.event, outcome: '' };
+    if (r.kind === 'run') {  // the bridge's own agent: each run's start and end, in words
+      if (r.action === 'start') return { what: 'run ' + r.run + ' started', details: r.task + (r.model ? ' (model ' + r.model + ')' : ''), outcome: 'running' };
+      if (r.action === 'end') return { what: 'run ' + r.run + ' ended ' + r.state, details: r.summary || '', outcome: r.state };
+      return { what: 'run ' + r.run + ': ' + r.action, details: r.task || '', outcome: r.action === 'cancel' ? 'from the cockpit' : '' };
+    }
     return { what: r.kind, details: compact(r), outcome: '' };
   }
 
@@ -324,7 +329,8 @@
   function addRecord(r) {
     const { what, details, outcome } = describe(r);
     const tr = el('tr', { 'data-kind': r.kind, 'data-tool': r.tool || '', 'data-page': r.pageId || '',
-      'data-outcome': r.outcome || '', class: 'k-' + r.kind + (r.outcome === 'error' ? ' failed' : '') });
+      'data-outcome': r.outcome || '', 'data-run': r.run || '',
+      class: 'k-' + r.kind + (r.outcome === 'error' || (r.kind === 'run' && ['failed', 'blocked'].includes(r.state)) ? ' failed' : '') });
     const time = new Date(r.t * 1000).toLocaleTimeString([], { hour12: false });
     const detailCell = el('td', { class: 'details mono', title: r.kind === 'tool' ? JSON.stringify(r.args || {}) : String(details || '') }, details || '');
     const kindCell = el('td');
