@@ -39,7 +39,7 @@ TYPED_ARGS = {"desktop_type_text": frozenset({"text"})}
 #: `Bearer xyz` or `token=xyz` inside free text (code, messages).
 SECRET_IN_TEXT = re.compile(r"(?i)(bearer\s+|(?:token|secret|password|api[-_]?key)\s*[=:]\s*[\"']?)[^\s\"'&,;]{6,}")
 MAX_STRING = 200
-#: Runs of characters a page secret is made of (bridge/protocol.py `Secret`): candidates looked up in a set, so
+#: Runs of characters a page secret is made of (bridge/pages/protocol.py `Secret`): candidates looked up in a set, so
 #: redaction costs the same with one page or ten thousand.
 SECRET_RUN = re.compile(r"[A-Za-z0-9_-]{32,}")
 #: Neither SECRET_IN_TEXT (`token=` and six characters) nor a page secret fits in shorter text.

@@ -154,7 +154,7 @@ class Settings(BaseModel):
                     "Chromium-family browsers get a throwaway profile and quiet first-run flags, Firefox a throwaway "
                     "profile; any other program just gets the URL as its argument.")
 
-    # ---- the agent (`dbg-bridge run`, the runs API: bridge/agent/) ----
+    # ---- the agent (`dbg-bridge run`, the runs API: bridge/runs/) ----
     model_url: str | None = Field(
         None, description="OpenAI-compatible chat-completions endpoint runs use (base URL ending in /v1). Falls back "
                           "to OPENAI_BASE_URL.")

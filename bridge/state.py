@@ -9,21 +9,21 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from bridge import shared_state
+from bridge.shared import seam as shared_state
 from bridge.audit import Audit
-from bridge.background import Background
-from bridge.clients import Clients
-from bridge.dispatch import Dispatcher
+from bridge.server.background import Background
+from bridge.server.clients import Clients
+from bridge.pages.dispatch import Dispatcher
 from bridge.human.asking import Asking
 from bridge.human.consent import Consent
 from bridge.human.editor import OpenFile
-from bridge.inbox import Inbox
-from bridge.pending import Pending
-from bridge.questions import Questions
-from bridge.registry import Registry
+from bridge.human.inbox import Inbox
+from bridge.pages.pending import Pending
+from bridge.human.questions import Questions
+from bridge.pages.registry import Registry
 from bridge.settings import Settings
-from bridge.shared_state import SharedState
-from bridge.webmcp import WebTools
+from bridge.shared.seam import SharedState
+from bridge.pages.webmcp import WebTools
 
 
 class BridgeState:
@@ -51,11 +51,11 @@ class BridgeState:
         #: The bridge.desktop.service.Desktop, built by open_desktop and closed by close_desktop, in the app's
         #: lifespan (None: not built, or disabled).
         self.desktop: Any = None
-        #: Skills and memory (bridge.agent.skill_service.SkillService), built by create_app; None until then.
+        #: Skills and memory (bridge.skills.service.SkillService), built by create_app; None until then.
         self.skills: Any = None
-        #: The runs of this bridge (bridge.agent.service.Agent), built by the app; None outside one.
+        #: The runs of this bridge (bridge.runs.service.Agent), built by the app; None outside one.
         self.agent: Any = None
-        #: Pages, questions and the inbox as every replica sees them (bridge/shared_state.py, picked once).
+        #: Pages, questions and the inbox as every replica sees them (bridge/shared/seam.py, picked once).
         self.shared: SharedState = shared_state.build(self)
         spawn = self.background.spawn
         #: Addressing, waiting for and calling pages: the one path to a page.

@@ -26,11 +26,11 @@ from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Respon
 from starlette.routing import Route
 
 from bridge import __version__, errors
-from bridge.command import invocation
+from bridge.cli.command import invocation
 from bridge.desktop import served, why_unavailable
-from bridge.http import HTTPError, error_response, read_json_object
-from bridge.questions import Question
-from bridge.registry import split_page_id
+from bridge.server.http import HTTPError, error_response, read_json_object
+from bridge.human.questions import Question
+from bridge.pages.registry import split_page_id
 from bridge.state import BridgeState
 
 HERE = Path(__file__).resolve().parent
@@ -132,7 +132,7 @@ def snapshot(state: BridgeState) -> dict[str, Any]:
 
 
 def with_tools(state: BridgeState, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Each page row with the names of the WebMCP tools its document registered (bridge/webmcp.py), if any."""
+    """Each page row with the names of the WebMCP tools its document registered (bridge/pages/webmcp.py), if any."""
     for row in rows:
         tab, _, frame = row["pageId"].partition("/")
         inst = state.registry.instances.get(tab)
@@ -188,7 +188,7 @@ def client_configs(mcp_url: str, auth: bool, settings: Any) -> list[dict[str, st
 
 def _model_endpoint(settings: Any) -> str | None:
     """The runs' model as the Setup tab shows it (no credentials)."""
-    from bridge.agent.model import shown_url
+    from bridge.runs.model import shown_url
 
     if settings.model == "client":
         return "the connected MCP client's own model (sampling)"

@@ -9,9 +9,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from bridge.agent import trace as traces
+from bridge.runs import trace as traces
 from bridge.state import BridgeState
-from bridge.http import HTTPError, error_response
+from bridge.server.http import HTTPError, error_response
 from bridge.routes import runs as api
 from bridge.cockpit.routes import HEADERS, _action, _refused
 

@@ -53,7 +53,7 @@ async def record(state: BridgeState, data: dict[str, Any], request: Request) -> 
 
 
 async def stop(state: BridgeState, data: dict[str, Any], request: Request) -> dict[str, Any]:
-    from bridge.agent.skills import Until
+    from bridge.skills.format import Until
 
     text = _str(data, "until", 4096, required=False)
     rec = await _service(state).recordings.stop(_str(data, "name", 80) or "", Until(text=text) if text else None)

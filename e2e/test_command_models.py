@@ -1,4 +1,4 @@
-"""The real client answers every page command with what bridge/page_commands.py says it does: each result validates
+"""The real client answers every page command with what bridge/pages/commands.py says it does: each result validates
 against its command's result model and carries no field the model does not name (the JSDoc the client is typed
 with is generated from the same models, so this is the runtime half of that mirror)."""
 
@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, RootModel
 
-from bridge.protocol import COMMAND_TABLE
+from bridge.pages.protocol import COMMAND_TABLE
 from tests.support import ok, wait_until
 
 

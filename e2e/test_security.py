@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import httpx
 
-from bridge.cli import banner
+from bridge.cli.entry import banner
 from bridge.settings import Settings
 from tests.support import BridgeProcess, auth, ok, text_of, wait_until
 

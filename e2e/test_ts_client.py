@@ -51,7 +51,7 @@ def test_a_typescript_client_answers_user_ask_by_elicitation(bridge, dev, contex
 
 def test_a_typescript_client_that_closes_mid_call_closes_the_card_it_left_open(bridge, dev, context):
     """That SDK's close() aborts its streams and sends neither notifications/cancelled nor DELETE; the bridge takes
-    the dropped stream as the call's end (bridge/hangup.py)."""
+    the dropped stream as the call's end (bridge/server/hangup.py)."""
     page = open_page(context, dev.url("/app.html"))
     proc = subprocess.Popen([shutil.which("node") or "node", str(CLIENT / "client.mjs"), bridge.mcp_url,
                              bridge.token or "-", page.page_id, "close"],

@@ -42,7 +42,7 @@ PARTS: tuple[str, ...] = (
 )
 
 #: Type-only files: checked by tsc with the parts (inject/jsconfig.json), never served. command_types.js is
-#: generated from bridge/page_commands.py.
+#: generated from bridge/pages/commands.py.
 TYPES: tuple[str, ...] = ("command_types.js",)
 
 PROLOGUE = (

@@ -27,7 +27,7 @@ function leavesDocument(action, url) {
   return entry ? !entry.sameDocument : null;
 }
 
-/** Every command, typed by the params and results generated from bridge/page_commands.py (command_types.js).
+/** Every command, typed by the params and results generated from bridge/pages/commands.py (command_types.js).
  * @type {{[K in CommandName]: (params: CommandParams[K], ctx: CommandContext) => Promise<CommandResults[K]>}} */
 const COMMANDS = {
   async ping(_params, ctx) {

@@ -34,7 +34,7 @@ const EVENT_OUTBOX_MAX = 200;
 
 /**
  * The wire shapes (FrameInfo, RegisterRequest, ExecFrame, ResultMsg, …, CommandName) are generated from
- * bridge/protocol.py into command_types.js (PROTOCOL_VERSION above); these are the client's own.
+ * bridge/pages/protocol.py into command_types.js (PROTOCOL_VERSION above); these are the client's own.
  * @typedef {{__dbg: 1, type: string, payload?: any, requestId?: string, _f?: string}} Envelope
  * @typedef {{frameId: string, role: 'host'|'frame', maxResult: number, signal?: AbortSignal}} CommandContext
  * @typedef {(params: Record<string, any>, ctx: CommandContext) => Promise<any>} Command

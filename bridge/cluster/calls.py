@@ -17,8 +17,8 @@ from bridge import errors
 from bridge.cluster import messages as m, redis_state as keys
 from bridge.cluster.bus import DOWN, Bus, unavailable
 from bridge.cluster.mirror import Mirror, RemoteInstance
-from bridge.protocol import ErrorInfo, ResultMsg
-from bridge.registry import Instance
+from bridge.pages.protocol import ErrorInfo, ResultMsg
+from bridge.pages.registry import Instance
 
 if TYPE_CHECKING:
     from bridge.state import BridgeState
@@ -128,8 +128,8 @@ class Calls:
         await self.bus.publish(inst.owner, m.Up(id=inst.id, msg=body))
 
     def on_up_message(self, msg: m.Up) -> None:
-        from bridge import protocol
-        from bridge.up_messages import handle_up
+        from bridge.pages import protocol
+        from bridge.pages.up_messages import handle_up
 
         inst = self.state.registry.instances.get(msg.id)
         if inst is None:

@@ -13,7 +13,7 @@ from typing import Any
 from bridge.cluster import redis_state as keys
 from bridge.cluster.bus import DOWN, Bus
 from bridge.cluster.messages import InboxItem, Mark
-from bridge.inbox import Inbox, Item
+from bridge.human.inbox import Inbox, Item
 
 log = logging.getLogger("bridge.cluster")
 

@@ -13,8 +13,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from bridge.protocol import FrameInfo
-from bridge.registry import Instance
+from bridge.pages.protocol import FrameInfo
+from bridge.pages.registry import Instance
 
 
 class RemoteConnection:
@@ -146,11 +146,3 @@ class Mirror:
 
     def owners(self) -> set[str]:
         return {i.owner for i in self.instances.values()}
-
-    def live_page_ids(self) -> list[str]:
-        out = []
-        for inst in self.instances.values():
-            if inst.live:
-                out.append(f"{inst.id}/host")
-                out.extend(f"{inst.id}/{f}" for f in inst.frames if f != "host")
-        return out

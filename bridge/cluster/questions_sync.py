@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from bridge.cluster import redis_state as keys
 from bridge.cluster.bus import DOWN, Bus
 from bridge.cluster.messages import QuestionAnswer, QuestionClose, QuestionOpen
-from bridge.questions import Question
+from bridge.human.questions import Question
 
 if TYPE_CHECKING:
     from bridge.state import BridgeState
@@ -124,7 +124,7 @@ class QuestionSync:
             self.state.asking.settle_from_cockpit(q, msg.answer)
             return
         from bridge.human.events import page_event
-        from bridge.protocol import EventMsg
+        from bridge.pages.protocol import EventMsg
 
         if q.instance_id != msg.instance:
             return  # not this page's question (a broadcast answer reaches every replica; never sent on again)

@@ -1,7 +1,7 @@
 """This replica's part in the cluster: claims pageIds through Redis, mirrors the pages of the others, relays exec
 frames and results between a caller replica and a page's owner, and writes its own pages' state back.
 
-It is the `redis` implementation of bridge/shared_state.py's `SharedState`, picked once at start: the register
+It is the `redis` implementation of bridge/shared/seam.py's `SharedState`, picked once at start: the register
 route claims through it, the registry, the questions and the inbox tell it of their changes (constructor
 arguments bridge/state.py wires, nothing patched in), `Dispatcher.lookup` finds remote instances through it, and
 page_list and the cockpit list cluster-wide rows through it.
@@ -27,13 +27,13 @@ from bridge.cluster.inbox_sync import InboxSync
 from bridge.cluster.mirror import Mirror, RemoteInstance
 from bridge.cluster.questions_sync import QuestionSync
 from bridge.cluster.liveness import Liveness
-from bridge.protocol import RegisterRequest
-from bridge.registry import Instance, Registry, check_claims, port_of, tab_slice
+from bridge.pages.protocol import RegisterRequest
+from bridge.pages.registry import Instance, Registry, check_claims, port_of, tab_slice
 
 if TYPE_CHECKING:
     from bridge.state import BridgeState
-    from bridge.inbox import Item
-    from bridge.questions import Question
+    from bridge.human.inbox import Item
+    from bridge.human.questions import Question
 
 log = logging.getLogger("bridge.cluster")
 
@@ -46,7 +46,7 @@ def _candidates(n: int = 8) -> list[str]:
 
 
 class Cluster:
-    """The shared state of a team bridge (bridge/shared_state.py picks it for `--cluster`): pages, calls,
+    """The shared state of a team bridge (bridge/shared/seam.py picks it for `--cluster`): pages, calls,
     questions, approvals and the inbox shared with every replica through Redis."""
 
     def __init__(self, state: BridgeState) -> None:

@@ -1,6 +1,6 @@
 """The desktop one bridge owns: its backend, started on the first desktop_* call, driven from one worker thread, and
-stopped when the app's lifespan ends (bridge/app.py builds it, keeps it on the bridge's state and closes it). Also where
-consent for input on an attached display is kept.
+stopped when the app's lifespan ends (bridge/server/app.py builds it, keeps it on the bridge's state and closes it).
+Also where consent for input on an attached display is kept.
 """
 
 from __future__ import annotations

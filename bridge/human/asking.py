@@ -9,12 +9,12 @@ import logging
 from typing import Any
 
 from bridge import errors
-from bridge.dispatch import Target
+from bridge.pages.dispatch import Target
 from bridge.human.elicit import offer
 from bridge.human.parts import HumanParts
-from bridge.progress import reporting
-from bridge.questions import Kind, Question
-from bridge.registry import Instance
+from bridge.server.progress import reporting
+from bridge.human.questions import Kind, Question
+from bridge.pages.registry import Instance
 
 log = logging.getLogger("bridge.human")
 

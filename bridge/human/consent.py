@@ -1,4 +1,5 @@
-"""Consent: one rule per page command (bridge/protocol.py COMMAND_TABLE), enforced on every path that reaches it."""
+"""Consent: one rule per page command (bridge/pages/protocol.py COMMAND_TABLE), enforced on every path that
+reaches it."""
 
 from __future__ import annotations
 
@@ -11,14 +12,14 @@ from pydantic import BaseModel
 
 from bridge import errors
 from bridge.audit import Audit
-from bridge.dispatch import Dispatcher, Target
+from bridge.pages.dispatch import Dispatcher, Target
 from bridge.human.asking import Asking
-from bridge.page_commands import COMMAND_TABLE, parse_params, to_wire
+from bridge.pages.commands import COMMAND_TABLE, parse_params, to_wire
 from bridge.settings import Settings
 
 CONSENT_ONCE, CONSENT_ORIGIN, CONSENT_DENY = "Allow once", "Allow on this origin", "Deny"
 
-#: Consent classes the call being handled needs no prompt for: a run's `--allow` (bridge/agent/toolbox.py sets it
+#: Consent classes the call being handled needs no prompt for: a run's `--allow` (bridge/runs/toolbox.py sets it
 #: around each of the run's calls; nothing else does). Each such decision is audited as "allowed by run".
 PREAPPROVED: ContextVar[frozenset[str]] = ContextVar("dbg_preapproved", default=frozenset())
 

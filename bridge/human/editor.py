@@ -15,8 +15,8 @@ from typing import Any
 
 from bridge import errors
 from bridge.human.parts import HumanParts
-from bridge.ratelimit import RateLimit
-from bridge.registry import Instance
+from bridge.server.ratelimit import RateLimit
+from bridge.pages.registry import Instance
 
 log = logging.getLogger("bridge.human")
 

@@ -14,8 +14,8 @@ from typing import Any, Literal
 from mcp.types import ClientCapabilities, ElicitationCapability
 from pydantic import BaseModel, Field, create_model
 
-from bridge.progress import REQUEST
-from bridge.questions import Question, Questions
+from bridge.server.progress import REQUEST
+from bridge.human.questions import Question, Questions
 
 log = logging.getLogger("bridge.human")
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from bridge import sourcemap
-from bridge.protocol import EventMsg
-from bridge.registry import Instance
+from bridge.pages import sourcemap
+from bridge.pages.protocol import EventMsg
+from bridge.pages.registry import Instance
 
 if TYPE_CHECKING:
     from bridge.state import BridgeState
@@ -18,7 +18,7 @@ def page_event(state: BridgeState, inst: Instance, msg: EventMsg) -> bool:
     Everything here came over the page channel, so its inbox item is `from: page` whatever its data says: the
     app's own scripts share the world of the in-page panel and can send any of these."""
     page_id = f"{inst.id}/host"
-    if msg.kind in ("recorded", "record_start", "record_stop"):  # a skill recording's (bridge/agent/recording.py)
+    if msg.kind in ("recorded", "record_start", "record_stop"):  # a skill recording's (bridge/skills/recording.py)
         return state.skills is not None and state.skills.on_event(inst, msg)
     if msg.kind == "answer":
         answer = _mapped(msg.data.get("answer"))
@@ -38,7 +38,8 @@ def page_event(state: BridgeState, inst: Instance, msg: EventMsg) -> bool:
 
 
 def _mapped(value: Any) -> Any:
-    """A picked element's `source` with a compiled position mapped back to the written line (bridge/sourcemap.py)."""
+    """A picked element's `source` with a compiled position mapped back to the written line
+    (bridge/pages/sourcemap.py)."""
     if isinstance(value, dict) and isinstance(value.get("source"), dict):
         return {**value, "source": sourcemap.apply(value["source"])}
     return value

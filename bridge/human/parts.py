@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bridge.audit import Audit
-from bridge.background import Spawn
-from bridge.dispatch import Dispatcher
-from bridge.inbox import Inbox
-from bridge.questions import Questions
+from bridge.server.background import Spawn
+from bridge.pages.dispatch import Dispatcher
+from bridge.human.inbox import Inbox
+from bridge.human.questions import Questions
 from bridge.settings import Settings
 
 

@@ -7,8 +7,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from bridge.http import error_response
-from bridge.security import bearer_ok
+from bridge.server.http import error_response
+from bridge.server.security import bearer_ok
 
 
 async def flush(request: Request) -> Response:

@@ -14,14 +14,15 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from bridge import errors, protocol
-from bridge.http import HTTPError, error_response, read_body
+from bridge import errors
+from bridge.pages import protocol
+from bridge.server.http import HTTPError, error_response, read_body
 from bridge.human.editor import RateLimited
-from bridge.protocol import (AckFrame, EventMsg, InstanceId, ProtocolError, RegisterReply, ResultMsg,
+from bridge.pages.protocol import (AckFrame, EventMsg, InstanceId, ProtocolError, RegisterReply, ResultMsg,
                              Secret, VersionMismatch)
-from bridge.registry import Instance, OriginMismatch, Registry, TooManyPages
+from bridge.pages.registry import Instance, OriginMismatch, Registry, TooManyPages
 from bridge.state import BridgeState
-from bridge.up_messages import handle_up
+from bridge.pages.up_messages import handle_up
 
 log = logging.getLogger("bridge.pages")
 

@@ -13,13 +13,13 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from bridge.agent.budgets import RunRequest
-from bridge.agent.runs import Run
-from bridge.agent.takeover import ACTIONS
+from bridge.runs.budgets import RunRequest
+from bridge.runs.runs import Run
+from bridge.runs.takeover import ACTIONS
 from bridge.errors import BridgeError
-from bridge.http import HTTPError, error_response, read_json_object
-from bridge.protocol import explain
-from bridge.security import bearer_ok
+from bridge.server.http import HTTPError, error_response, read_json_object
+from bridge.pages.protocol import explain
+from bridge.server.security import bearer_ok
 
 MAX_BODY = 64 * 1024
 MAX_NOTE = 4000

@@ -6,8 +6,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from bridge.http import error_response
-from bridge.security import bearer_ok
+from bridge.server.http import error_response
+from bridge.server.security import bearer_ok
 
 
 async def sessions(request: Request) -> Response:

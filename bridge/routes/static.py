@@ -8,7 +8,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, Response
 from starlette.routing import Route
 
-from bridge.http import error_response
+from bridge.server.http import error_response
 from bridge.inject import client_script
 
 DEMO = Path(__file__).resolve().parent.parent / "demo"

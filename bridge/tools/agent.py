@@ -1,4 +1,4 @@
-"""agent_run: an MCP client delegates one task to the bridge's agent (bridge/agent/) and gets its outcome, with a
+"""agent_run: an MCP client delegates one task to the bridge's agent (bridge/runs/) and gets its outcome, with a
 progress notification per step. It gets the agent and nothing else."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from typing import Annotated, Any
 from mcp.server.mcpserver import Context
 from pydantic import Field, ValidationError
 
-from bridge.agent.budgets import RunRequest
+from bridge.runs.budgets import RunRequest
 from bridge.errors import BridgeError
-from bridge.protocol import explain
+from bridge.pages.protocol import explain
 from bridge.tools.base import Tool, acting
 from bridge.tools.outputs import obj
 

@@ -19,7 +19,7 @@ from mcp.server.mcpserver import Context
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 
 from bridge.errors import BridgeError
-from bridge.progress import REQUEST
+from bridge.server.progress import REQUEST
 from bridge.tools import flatten
 from bridge.tools.page_handle import Page
 

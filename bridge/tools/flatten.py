@@ -1,4 +1,4 @@
-"""A page tool's input schema flattened from its command's params model (bridge/page_commands.py), so each param
+"""A page tool's input schema flattened from its command's params model (bridge/pages/commands.py), so each param
 is defined once: its type, constraints, default and description.
 
 A handler takes the model as one parameter (`params: FindParams`); the tool offers the model's fields as its own
@@ -18,7 +18,7 @@ import annotated_types
 from pydantic import BaseModel, Field, ValidationError
 from pydantic.fields import FieldInfo
 
-from bridge.page_commands import Params
+from bridge.pages.commands import Params
 from bridge.tools.arguments import invalid
 
 

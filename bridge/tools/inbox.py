@@ -5,8 +5,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from bridge.inbox import KINDS, PAGE_NOTE, Inbox
-from bridge.progress import reporting
+from bridge.human.inbox import KINDS, PAGE_NOTE, Inbox
+from bridge.server.progress import reporting
 from bridge.tools.outputs import obj
 from bridge.tools.base import Tool, acting
 

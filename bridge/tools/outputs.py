@@ -1,7 +1,7 @@
 """How a tool's answer schema is written (each tool's own is on its row, `Tool.output`), sent as `outputSchema` in
 tools/list.
 
-A page tool's answer is its command's result (bridge/page_commands.py) plus the pageId (`of_page`); the others are
+A page tool's answer is its command's result (bridge/pages/commands.py) plus the pageId (`of_page`); the others are
 written with `obj`. Each schema names the fields that are always there (required) and those that may be (optional);
 answers may carry more than a schema names, so a client validating against it never fails on a field added later.
 
@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from bridge import page_commands as m
+from bridge.pages import commands as m
 from bridge.tools.arguments import type_list
 
 TYPES = {"str": {"type": "string"}, "int": {"type": "integer"}, "num": {"type": "number"},

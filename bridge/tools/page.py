@@ -11,9 +11,11 @@ from typing import Annotated, Any, Literal, TypeVar
 from mcp.types import CallToolResult, ImageContent, TextContent
 from pydantic import Field
 
-from bridge import artifacts, errors, sourcemap
-from bridge import page_commands as m
-from bridge.page_commands import COMMANDS
+from bridge import errors
+from bridge.server import artifacts
+from bridge.pages import sourcemap
+from bridge.pages import commands as m
+from bridge.pages.commands import COMMANDS
 from bridge.state import BridgeState
 from bridge.tools import page_desktop, page_upload
 from bridge.tools.base import Tool, acting, read_only
@@ -21,7 +23,7 @@ from bridge.tools.outputs import obj, of_page
 from bridge.tools.page_handle import Page
 
 #: What page_exec(command=…) may name: every command but `record`, which the human's recording tools start (an agent
-#: never starts recording the human's input; bridge/agent/recording.py), and `tools`/`tool_call`: a page's own WebMCP
+#: never starts recording the human's input; bridge/skills/recording.py), and `tools`/`tool_call`: a page's own WebMCP
 #: tools are reached through page_tools / page_call_tool only, whose answers are marked as the page's and whose
 #: arguments are checked against the page's schema (bridge/tools/webmcp.py).
 Command = Literal[tuple(c for c in COMMANDS if c not in ("record", "tools", "tool_call"))]  # type: ignore[valid-type]

@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 
 if TYPE_CHECKING:
-    from bridge.dispatch import Target
+    from bridge.pages.dispatch import Target
     from bridge.settings import Settings
     from bridge.state import BridgeState
-    from bridge.webmcp import WebTools
+    from bridge.pages.webmcp import WebTools
 
 #: A ref from a snapshot with includeFrames ('f0:e3@ab') names the frame it lives in.
 FRAME_REF = re.compile(r"^(f\d+):(e\d+(?:@[a-z]{2})?)$")
@@ -39,12 +39,12 @@ class Page:
 
     @property
     def web_tools(self) -> WebTools:
-        """The WebMCP tools pages registered, as the bridge keeps them (bridge/webmcp.py)."""
+        """The WebMCP tools pages registered, as the bridge keeps them (bridge/pages/webmcp.py)."""
         return self._state.webtools
 
     @property
     def skills(self) -> Any:
-        """The bridge's skills and memory (bridge.agent.skill_service.SkillService; None when not built)."""
+        """The bridge's skills and memory (bridge.skills.service.SkillService; None when not built)."""
         return self._state.skills
 
     @property

@@ -12,7 +12,7 @@ import mimetypes
 from pathlib import Path
 
 from bridge import errors
-from bridge import page_commands as m
+from bridge.pages import commands as m
 from bridge.human.editor import Refused, confine, secret_like
 from bridge.tools.page_handle import Page
 

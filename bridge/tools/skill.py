@@ -1,4 +1,4 @@
-"""skill_* tools: the skills recorded on this bridge (bridge/agent/skills.py), and replaying one without a model."""
+"""skill_* tools: the skills recorded on this bridge (bridge/skills/format.py), and replaying one without a model."""
 
 from typing import Any
 

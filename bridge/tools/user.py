@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from bridge import errors
-from bridge.page_commands import NotifyParams
+from bridge.pages.commands import NotifyParams
 from bridge.tools.base import Tool, acting
 from bridge.tools.outputs import obj
 from bridge.tools.page_handle import Page

@@ -1,5 +1,5 @@
 """page_tools, page_call_tool: the tools a page registers itself (WebMCP, `document.modelContext`), listed and called
-as page data under the bridge's rules (bridge/webmcp.py keeps and checks them)."""
+as page data under the bridge's rules (bridge/pages/webmcp.py keeps and checks them)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from bridge.tools.base import Tool, acting, read_only
 from bridge.tools.outputs import obj
 from bridge.tools.page import QUICK
 from bridge.tools.page_handle import Page
-from bridge.webmcp import PAGE_TOOL_NOTE, Catalog, WebTool
+from bridge.pages.webmcp import PAGE_TOOL_NOTE, Catalog, WebTool
 
 #: Image types a page tool's answer may carry through (anything else is described in text).
 IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")

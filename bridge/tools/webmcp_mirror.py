@@ -18,9 +18,9 @@ from typing import Any
 from mcp.types import CallToolResult, ToolAnnotations
 from mcp.types import Tool as MCPTool
 
-from bridge.background import Spawn
-from bridge.registry import Registry
-from bridge.webmcp import WebTool, WebTools, compact
+from bridge.server.background import Spawn
+from bridge.pages.registry import Registry
+from bridge.pages.webmcp import WebTool, WebTools, compact
 
 UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 #: What a mirrored tool's hints say: not read-only, may change things, not idempotent, reaches past the bridge.

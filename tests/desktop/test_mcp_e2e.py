@@ -152,7 +152,7 @@ def test_stopping_the_bridge_stops_its_desktop(desktop_bridge, client):
 
 def test_a_bridge_with_the_family_off_offers_no_desktop_tool():
     from bridge.state import BridgeState
-    from bridge.mcp_server import build_server
+    from bridge.server.mcp_server import build_server
     from bridge.settings import Settings
     from tests.support import run_async
 

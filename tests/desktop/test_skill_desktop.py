@@ -6,11 +6,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from bridge.agent.skill_desktop import call_desktop_tool, compile_desktop
-from bridge.agent.skill_replay import replay
-from bridge.agent.skill_store import DiskStore
-from bridge.agent.skill_trace import Trace, read
-from bridge.agent.skills import Skills, Until, parse
+from bridge.skills.desktop import call_desktop_tool, compile_desktop
+from bridge.skills.replay import replay
+from bridge.skills.store import DiskStore
+from bridge.skills.trace import Trace, read
+from bridge.skills.format import Skills, Until, parse
 from tests.desktop.test_real_apps import display, launch  # noqa: F401 - fixture
 from tests.desktop.test_recording import Human, center, element
 from tests.support import run_async, wait_until
@@ -57,7 +57,7 @@ def test_a_desktop_recording_over_v1_is_saved_and_run_as_a_skill(desk, launch, t
     test session's private one."""
     from starlette.testclient import TestClient
 
-    from bridge.app import create_app
+    from bridge.server.app import create_app
     from bridge.settings import Settings
 
     win = launch(["galculator"])

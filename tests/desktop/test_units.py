@@ -96,7 +96,7 @@ def test_desktop_settings_come_from_env_and_flags_and_are_checked(tmp_path):
     for bad in ({"desktop_display": "elsewhere"}, {"desktop_size": "big"}, {"desktop_backend": "beos"}):
         with pytest.raises(SettingsError):
             load_settings(bad, {"DBG_CONFIG_DIR": str(tmp_path)})
-    from bridge.cli import build_parser
+    from bridge.cli.entry import build_parser
 
     args = build_parser().parse_args(["serve", "--desktop-allow", "gedit,kate", "--desktop-display", ":1"])
     assert args.desktop_allow == ["gedit", "kate"] and args.desktop_display == ":1"
@@ -301,7 +301,7 @@ def test_the_desktop_passes_to_the_human_at_their_input_and_back_after_the_idle_
 def test_the_cockpit_says_whether_the_desktop_tools_are_on_and_how_to_turn_them_on(tmp_path):
     from starlette.testclient import TestClient
 
-    from bridge.app import create_app
+    from bridge.server.app import create_app
 
     for enabled, says in ((False, "--desktop-enabled"), (True, "on (auto, private)")):
         app = create_app(Settings(config_dir=tmp_path, port=8000, no_audit=True, desktop_enabled=enabled), None)

@@ -14,8 +14,8 @@ from typing import Any
 import httpx
 import uvicorn
 
-from bridge.app import create_app
-from bridge.security import load_or_create_token
+from bridge.server.app import create_app
+from bridge.server.security import load_or_create_token
 from bridge.settings import Settings
 from tests.support import wait_until
 

@@ -13,10 +13,10 @@ from typing import Any
 
 from mcp import Client
 
-from bridge.mcp_server import build_server
-from bridge.protocol import RegisterRequest, parse_up
-from bridge.registry import Instance
-from bridge.up_messages import handle_up
+from bridge.server.mcp_server import build_server
+from bridge.pages.protocol import RegisterRequest, parse_up
+from bridge.pages.registry import Instance
+from bridge.pages.up_messages import handle_up
 from bridge.settings import Settings
 from bridge.state import BridgeState
 from tests.support import run_async
@@ -26,7 +26,7 @@ Answer = dict[str, Any]
 Handler = Callable[[dict[str, Any]], Awaitable[Answer | None]]
 
 
-#: The least answer each command's result model accepts (bridge/page_commands.py), for `echo` to build on.
+#: The least answer each command's result model accepts (bridge/pages/commands.py), for `echo` to build on.
 SHAPES: dict[str, dict[str, Any]] = {
     "ping": {"pong": True, "frameId": "host", "url": "http://localhost:5173/", "time": 0},
     "location": {"href": "http://localhost:5173/", "origin": "http://localhost:5173", "title": "App",

@@ -1,4 +1,4 @@
-"""The agent loop's decisions, in memory: a run (bridge/agent/loop.py) drives the real MCP server's tools against a
+"""The agent loop's decisions, in memory: a run (bridge/runs/loop.py) drives the real MCP server's tools against a
 fake page whose text a test controls, asking a scripted model (a Python policy over what the loop sent). The
 takeover-then-done run: the stop condition was written before the human's note, the model says it is done, and
 one more verification over the page as it is now decides."""
@@ -12,11 +12,11 @@ from typing import Any, Callable
 
 import pytest
 
-from bridge.agent.budgets import Budgets, RunRequest
-from bridge.agent.loop import Loop, Services
-from bridge.agent.model import Call, Reply
-from bridge.agent.runs import Runs
-from bridge.agent.seams import Seams
+from bridge.runs.budgets import Budgets, RunRequest
+from bridge.runs.loop import Loop, Services
+from bridge.runs.model import Call, Reply
+from bridge.runs.runs import Runs
+from bridge.runs.seams import Seams
 from tests.inmemory.harness import SHAPES, bridge, eventually
 
 pytestmark = pytest.mark.anyio
@@ -173,7 +173,7 @@ async def test_stop_conditions_given_with_finish_replace_the_plans_before_verify
 
 
 async def test_a_model_call_in_flight_is_said_every_heartbeat_with_its_phase(tmp_path: Path, monkeypatch):
-    from bridge.agent import loop
+    from bridge.runs import loop
 
     monkeypatch.setattr(loop, "HEARTBEAT", 0.02)
     release = asyncio.Event()

@@ -3,8 +3,8 @@
 
 from pathlib import Path
 
-from bridge.agent.toolbox import RunContext, Toolbox
-from bridge.mcp_server import build_server
+from bridge.runs.toolbox import RunContext, Toolbox
+from bridge.server.mcp_server import build_server
 from tests.inmemory.harness import Bridge, settings
 from bridge.state import BridgeState
 from mcp import Client

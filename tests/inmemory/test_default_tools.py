@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from bridge.protocol import RegisterRequest
+from bridge.pages.protocol import RegisterRequest
 from bridge.tools import inbox, page, user
 from tests.inmemory.harness import Bridge, FakeConnection, bridge, echo, eventually
 from tests.inmemory.test_human_loop import human

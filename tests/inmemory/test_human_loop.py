@@ -7,8 +7,8 @@ import pytest
 from pathlib import Path
 from typing import Any
 
-from bridge.protocol import parse_up
-from bridge.up_messages import handle_up
+from bridge.pages.protocol import parse_up
+from bridge.pages.up_messages import handle_up
 from tests.inmemory.harness import Bridge, bridge, echo
 
 pytestmark = pytest.mark.anyio

@@ -118,8 +118,8 @@ async def test_a_late_result_for_a_finished_call_is_refused(tmp_path: Path):
     async with bridge(tmp_path) as b:
         conn = b.connect_page()
         await b.ok("page_exec", {"code": "1+1"})
-        from bridge.protocol import parse_up
-        from bridge.up_messages import handle_up
+        from bridge.pages.protocol import parse_up
+        from bridge.pages.up_messages import handle_up
 
         (frame,) = conn.execs()
         again = parse_up({"type": "result", "requestId": frame["requestId"], "ok": True, "result": 3})

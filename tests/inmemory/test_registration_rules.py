@@ -1,4 +1,4 @@
-"""The pageId rules, one suite written for every shared-state backend (bridge/shared_state.py): this bridge alone
+"""The pageId rules, one suite written for every shared-state backend (bridge/shared/seam.py): this bridge alone
 (`local`) and a team bridge on a private redis-server (`redis`, where the rules are decided in one Lua script). The
 port first, and only for that port's origin; a tab's own id back with its secret; never an id that is live."""
 
@@ -11,8 +11,8 @@ import pytest
 import redis
 
 from bridge.state import BridgeState
-from bridge.protocol import RegisterRequest
-from bridge.registry import Instance
+from bridge.pages.protocol import RegisterRequest
+from bridge.pages.registry import Instance
 from bridge.settings import Settings
 from tests.support import RedisServer
 

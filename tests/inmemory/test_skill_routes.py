@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from starlette.testclient import TestClient
 
-from bridge.app import create_app
+from bridge.server.app import create_app
 from bridge.settings import Settings
 
 SKILL = {"name": "add", "scope": "http://a.test", "params": [{"name": "email", "default": "a@b.c"}],

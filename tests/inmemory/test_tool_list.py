@@ -70,7 +70,7 @@ def test_the_default_family_fits_its_budget(tmp_path: Path):
 def test_the_desktop_family_fits_its_budget(tmp_path: Path):
     """Measured from the whole table (what a machine whose desktop backend loads registers)."""
     from bridge.state import BridgeState
-    from bridge.mcp_server import build_server
+    from bridge.server.mcp_server import build_server
     from bridge.tools import TOOLS
 
     async def go():
@@ -118,7 +118,7 @@ def test_the_desktop_family_is_not_registered_when_its_backend_cannot_load(tmp_p
 
 def test_doctor_says_why_the_desktop_tools_are_not_registered(monkeypatch):
     import bridge.desktop as desktop
-    from bridge.doctor import checks
+    from bridge.cli.doctor import checks
 
     monkeypatch.setattr(desktop, "X11_MODULES", {"no_such_module_here": "mss"})
     off = next(c for c in checks(Settings()) if c.name == "desktop tools")

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from bridge.human.editor import RateLimited
-from bridge.protocol import parse_up
-from bridge.up_messages import handle_up
+from bridge.pages.protocol import parse_up
+from bridge.pages.up_messages import handle_up
 from tests.inmemory.harness import Bridge, bridge, echo
 
 pytestmark = pytest.mark.anyio

@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from bridge.protocol import parse_up
-from bridge.up_messages import handle_up
+from bridge.pages.protocol import parse_up
+from bridge.pages.up_messages import handle_up
 from tests.inmemory.harness import Bridge, bridge, echo, run
 from tests.inmemory.test_human_loop import human
 

@@ -1,6 +1,6 @@
 """Only unambiguous coercions, each said; everything else is left for the schema check."""
 
-from bridge.agent.coercion import coerce
+from bridge.runs.coercion import coerce
 
 SCHEMA = {"properties": {
     "n": {"type": "integer"}, "x": {"type": "number"}, "flag": {"type": "boolean"}, "name": {"type": "string"},

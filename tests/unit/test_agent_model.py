@@ -10,7 +10,7 @@ import socket
 import httpx
 import pytest
 
-from bridge.agent.model import ModelError, OpenAIModel, build_model, shown_url
+from bridge.runs.model import ModelError, OpenAIModel, build_model, shown_url
 from bridge.settings import Settings
 
 

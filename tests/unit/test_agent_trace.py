@@ -2,7 +2,7 @@
 
 import json
 
-from bridge.agent import trace
+from bridge.runs import trace
 
 
 def test_a_finished_trace_reads_back_as_its_row_and_a_torn_one_as_interrupted(tmp_path):

@@ -5,7 +5,7 @@ import re
 import subprocess
 from pathlib import Path
 
-from bridge import protocol
+from bridge.pages import protocol
 from bridge.inject import PARTS, TYPES, client_script
 
 ROOT = Path(__file__).resolve().parents[2]

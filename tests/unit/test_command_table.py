@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bridge.protocol import COMMAND_TABLE, PROTOCOL_VERSION, ExecFrame, VersionMismatch, parse_register
+from bridge.pages.protocol import COMMAND_TABLE, PROTOCOL_VERSION, ExecFrame, VersionMismatch, parse_register
 from bridge.settings import Settings
 from bridge.tools import TOOLS
 

@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from bridge.reference import DOCS
+from bridge.gen.reference import DOCS
 from bridge.settings import Settings
 from bridge.tools import TOOLS
 

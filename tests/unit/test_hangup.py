@@ -1,4 +1,4 @@
-"""bridge/hangup.py: a handshake-era client that drops a tools/call's stream before the answer cancels that call
+"""bridge/server/hangup.py: a handshake-era client that drops a tools/call's stream before the answer cancels that call
 (a notifications/cancelled into its session); an answered call, a notification, or a session-less POST do not."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import asyncio
 import json
 from typing import Any
 
-from bridge.hangup import HangupCancels
+from bridge.server.hangup import HangupCancels
 from tests.support import run_async
 
 CALL = {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "page_wait", "arguments": {}}}

@@ -6,7 +6,7 @@ from __future__ import annotations
 import gc
 import weakref
 
-from bridge.heap import Heap
+from bridge.server.heap import Heap
 
 
 class Node:

@@ -2,7 +2,7 @@
 
 import asyncio
 
-from bridge.inbox import Inbox
+from bridge.human.inbox import Inbox
 from tests.support import run_async
 
 

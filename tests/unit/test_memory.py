@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from tests.support import run_async
 
-from bridge.agent.memory import Memory, extract
-from bridge.agent.skill_store import DiskStore
+from bridge.skills.memory import Memory, extract
+from bridge.skills.store import DiskStore
 
 SKILL_RUN = [
     {"type": "run_start", "run": "skill-1", "scope": "http://a.test", "kind": "skill"},

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from bridge.errors import BridgeError
-from bridge.protocol import FrameInfo, RegisterRequest
+from bridge.pages.protocol import FrameInfo, RegisterRequest
 from bridge.settings import load_settings
 from bridge.state import BridgeState
-from bridge.registry import tab_slice
+from bridge.pages.registry import tab_slice
 from bridge.tools.page import page_list
 from tests.support import run_async
 

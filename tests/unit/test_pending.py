@@ -6,8 +6,8 @@ import asyncio
 
 import pytest
 
-from bridge.pending import Pending
-from bridge.protocol import ResultMsg
+from bridge.pages.pending import Pending
+from bridge.pages.protocol import ResultMsg
 from tests.support import run_async
 
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from bridge.protocol import (
+from bridge.pages.protocol import (
     PAGE_ID_RE,
     ByeMsg,
     ExecFrame,
@@ -20,7 +20,7 @@ from bridge.protocol import (
     parse_register,
     parse_up,
 )
-from bridge.registry import split_page_id
+from bridge.pages.registry import split_page_id
 
 SECRET = "s" * 43
 

@@ -6,13 +6,13 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from bridge import page_commands
-from bridge.page_commands import COMMAND_TABLE
+from bridge.pages import commands as page_commands
+from bridge.pages.commands import COMMAND_TABLE
 from bridge.tools import TOOLS
 from bridge.tools.flatten import params_model
 
 ROOT = Path(__file__).resolve().parents[2]
-RECIPE = {"model": "bridge/page_commands.py", "client": "inject/commands.js", "tool": "bridge/tools/page.py",
+RECIPE = {"model": "bridge/pages/commands.py", "client": "inject/commands.js", "tool": "bridge/tools/page.py",
           "test": "tests/inmemory/test_page_tools.py"}
 #: Tools that own a command without being a thin front for it: page_exec runs any command (eval by code),
 #: user_ask asks a question and waits (the `ask` command is the bridge's plumbing for question cards), page_tools and

@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from bridge.protocol import FrameInfo, RegisterRequest
-from bridge.registry import OriginMismatch, Registry, TooManyPages
+from bridge.pages.protocol import FrameInfo, RegisterRequest
+from bridge.pages.registry import OriginMismatch, Registry, TooManyPages
 
 FRESH_ID = re.compile(r"^[a-z]{2}\d{3}$")
 OTHER_SECRET = "o" * 43

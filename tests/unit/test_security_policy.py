@@ -1,6 +1,6 @@
 """The Host/Origin policy: the bridge's own names, and the public host names a balancer forwards when given."""
 
-from bridge.security import Policy
+from bridge.server.security import Policy
 from bridge.settings import Settings
 
 

@@ -175,7 +175,7 @@ def test_desktop_backend_refuses_anything_else(name):
 
 
 def test_doctor_reports_a_backend_of_ones_own_by_whether_it_loads():
-    from bridge.doctor import checks
+    from bridge.cli.doctor import checks
 
     def desktop(backend: str):
         return [c for c in checks(Settings(desktop_enabled=True, desktop_backend=backend)) if "desktop" in c.name]

@@ -3,9 +3,9 @@ as named parameters with defaults, passwords as secrets, the stop condition foll
 
 from __future__ import annotations
 
-from bridge.agent.skill_compile import compile_recording, param_name
-from bridge.agent.skills import Until
-from bridge.protocol import RecordedStep
+from bridge.skills.compile import compile_recording, param_name
+from bridge.skills.format import Until
+from bridge.pages.protocol import RecordedStep
 
 URL = "http://127.0.0.1:5173/orders"
 
@@ -61,7 +61,7 @@ def test_parameter_names_are_identifiers_and_follow_bracketed_field_names():
 
 
 def test_a_desktop_recording_compiles_to_tool_steps_with_typed_text_as_parameters():
-    from bridge.agent.skill_desktop import compile_desktop
+    from bridge.skills.desktop import compile_desktop
 
     field = {"role": "text", "name": "Your name"}
     skill = compile_desktop("greet", {"steps": [

@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from bridge.agent.skill_store import DiskStore
-from bridge.agent.skills import Skills, fill_in, parse
+from bridge.skills.store import DiskStore
+from bridge.skills.format import Skills, fill_in, parse
 from bridge.errors import BridgeError
 
 DOC = {"name": "add", "scope": "http://a.test", "params": [{"name": "email", "default": "a@b.c"},

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from bridge.agent.skill_from_run import skill_from_run
+from bridge.skills.from_run import skill_from_run
 from bridge.errors import BridgeError
 
 

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from bridge.agent.skill_replay import StepFailed, match, run_page_step
-from bridge.agent.skills import Step, Target
+from bridge.skills.replay import StepFailed, match, run_page_step
+from bridge.skills.format import Step, Target
 from tests.support import run_async
 
 SAVE = Target(role="button", name="Save", text="Save changes", selector="#save", tag="button")

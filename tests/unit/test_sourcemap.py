@@ -1,6 +1,6 @@
-"""bridge/sourcemap.py: a compiled position back to the line and column as written."""
+"""bridge/pages/sourcemap.py: a compiled position back to the line and column as written."""
 
-from bridge import sourcemap
+from bridge.pages import sourcemap
 
 B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 

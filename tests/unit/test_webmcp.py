@@ -1,5 +1,5 @@
-"""bridge/webmcp.py: each registration a page sends is checked on its own, with a named reason when it is left out;
-the bounds; the names a page may not take; a page's list as the protocol reads it."""
+"""bridge/pages/webmcp.py: each registration a page sends is checked on its own, with a named reason when it is left
+out; the bounds; the names a page may not take; a page's list as the protocol reads it."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ import json
 
 import pytest
 
-from bridge.inbox import Inbox
-from bridge.protocol import ProtocolError, parse_up
-from bridge.registry import Instance
+from bridge.human.inbox import Inbox
+from bridge.pages.protocol import ProtocolError, parse_up
+from bridge.pages.registry import Instance
 from bridge.tools import TOOLS
-from bridge.webmcp import MAX_TOOLS, RESERVED_RE, Dropped, WebTools, check
+from bridge.pages.webmcp import MAX_TOOLS, RESERVED_RE, Dropped, WebTools, check
 
 
 def row(name: str = "t", schema: object = None, **extra: object) -> dict:

@@ -1,0 +1,134 @@
+"""Page recordings in progress: started from the CLI, the runs API, the cockpit or the page's panel; the human's
+steps arrive as `recorded` events (bridge/pages/protocol.py RecordedStep); stopped from any of those places, a recording
+compiles into a skill (bridge/skills/compile.py) and is saved."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from bridge.skills.compile import compile_recording
+from bridge.skills.format import Skill, Skills, Until, check_name
+from bridge.errors import BridgeError, PageGone
+from bridge.pages.protocol import RecordedStep
+
+if TYPE_CHECKING:
+    from bridge.tools.page_handle import Page
+
+log = logging.getLogger("bridge.skills.recording")
+#: Steps one recording may hold (a human does not click this often; a runaway page might).
+MAX_STEPS = 2000
+
+
+@dataclass
+class Recording:
+    name: str
+    instance: str
+    started: float = field(default_factory=time.time)
+    steps: list[RecordedStep] = field(default_factory=list)
+    seen: set[int] = field(default_factory=set)
+    state: str = "recording"  # → saved | failed
+    skill: Skill | None = None
+    error: str | None = None
+    #: Set (and replaced) on every change: a long poll waits on it.
+    changed: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def touch(self) -> None:
+        self.changed.set()
+        self.changed = asyncio.Event()
+
+    def view(self, since: int = 0) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": self.name, "pageId": f"{self.instance}/host", "state": self.state,
+                               "steps": len(self.steps),
+                               "recent": [describe(s) for s in self.steps[since:]][:200]}
+        if self.skill is not None:
+            out["skill"] = self.skill.summary()
+        if self.error:
+            out["error"] = self.error
+        return out
+
+
+def describe(step: RecordedStep) -> str:
+    """One line per recorded step, as the CLI prints them."""
+    t = step.target
+    what = f"{t.role or t.tag} {t.name or t.text or t.selector!r}" if t else ""
+    if step.action == "load":
+        return f"load {step.url}"
+    if step.action == "fill":
+        return f"fill {what} = {'••••' if step.secret else repr((step.value or '')[:60])}"
+    extra = f" {step.value!r}" if step.value else f" {step.key}" if step.key else ""
+    return f"{step.action} {what}{extra}" + ("" if step.frame == "host" else f" (frame {step.frame})")
+
+
+class Recordings:
+    def __init__(self, skills: Skills, page_for: Any) -> None:
+        self.skills = skills
+        #: instance id -> the Page of that tab's top frame (the dispatcher resolves it)
+        self.page_for = page_for
+        self.by_name: dict[str, Recording] = {}
+
+    def active_on(self, instance: str) -> Recording | None:
+        return next((r for r in self.by_name.values() if r.instance == instance and r.state == "recording"), None)
+
+    def get(self, name: str) -> Recording:
+        rec = self.by_name.get(name)
+        if rec is None:
+            raise BridgeError(f"No recording named {name!r} on this bridge. Start one with `dbg-bridge record {name} "
+                              "--page PAGEID`.", code="unknown_recording")
+        return rec
+
+    async def start(self, page: Page, name: str) -> Recording:
+        check_name(name)
+        tab = page.tab
+        instance = tab.target.inst.id
+        running = self.active_on(instance)
+        if running is not None:
+            raise BridgeError(f"Tab {instance} is already recording {running.name!r}: stop that one first.",
+                              code="already_recording")
+        if name in self.by_name and self.by_name[name].state == "recording":
+            raise BridgeError(f"A recording named {name!r} is already running on tab {self.by_name[name].instance}.",
+                              code="already_recording")
+        rec = Recording(name, instance)
+        self.by_name[name] = rec
+        try:
+            await tab.call("record", {"on": True, "name": name}, 10)
+        except BridgeError:
+            del self.by_name[name]
+            raise
+        return rec
+
+    def take(self, instance: str, step: RecordedStep) -> None:
+        """A step the page sent (a reloaded page sends its last ones again: each `seq` is taken once)."""
+        rec = self.active_on(instance)
+        if rec is None:
+            log.debug("tab %s sent a recorded step with no recording on; ignored", instance)
+            return
+        if step.seq in rec.seen or len(rec.steps) >= MAX_STEPS:
+            return
+        rec.seen.add(step.seq)
+        rec.steps.append(step)
+        rec.steps.sort(key=lambda s: s.seq)
+        rec.touch()
+
+    async def stop(self, name: str, until: Until | None, *, page_stopped: bool = False) -> Recording:
+        """Stop, compile and save. The page is told to stop unless it stopped itself (its panel's Stop)."""
+        rec = self.get(name)
+        if rec.state != "recording":
+            return rec
+        if not page_stopped:
+            try:
+                await self.page_for(rec.instance).call("record", {"on": False}, 10)
+            except (PageGone, BridgeError) as exc:  # the tab is gone: what it recorded is still a skill
+                log.info("recording %s: could not tell tab %s to stop (%s)", name, rec.instance, exc)
+        if not any(s.action != "load" for s in rec.steps):
+            rec.state, rec.error = "failed", ("Nothing was recorded: no click, typing or key in the tab while it "
+                                              "recorded. Record again and act in the page itself.")
+            rec.touch()
+            return rec
+        rec.skill = await self.skills.save(compile_recording(name, rec.steps, until))
+        rec.state = "saved"
+        rec.touch()
+        return rec

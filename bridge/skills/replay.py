@@ -1,0 +1,225 @@
+"""Replaying a skill without a model: each page step's target found again on the live page — role + accessible
+name, then text, then selector, in the recorded frame — through the page commands (find, act, wait, navigate) the
+page_* tools use, waiting for it as page_wait does; a step that finds nothing or several elements fails the skill
+with what it looked for and what it saw nearby. The stop condition is checked at the end."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from bridge.pages import commands as m
+from bridge.skills.trace import Trace
+from bridge.skills.format import Skill, Step, Target, fill_in
+from bridge.errors import BridgeError
+from bridge.tools.page import page_act, page_navigate
+from bridge.tools.page_handle import Page
+
+#: Seconds a step's target may take to appear (at least; twice the human's own pause before it when longer).
+STEP_WAIT = 10.0
+MAX_STEP_WAIT = 60.0
+DesktopCall = Callable[[str, dict[str, Any]], Awaitable[Any]]
+#: What a page call answers when the document went away after it was sent (a navigation it caused).
+NAVIGATED = ("page_unloaded", "page_gone")
+#: Audit.tool_call: (tool, arguments, ms, value= | error=).
+Audit = Callable[..., None]
+
+
+class StepFailed(BridgeError):
+    code = "skill_step_failed"
+
+
+def show_target(t: Target | None) -> str:
+    if t is None:
+        return "the page"
+    return f"{t.role or t.tag or 'element'} {(t.name or t.text or t.selector)!r}"
+
+
+def show_step(step: Step, values: dict[str, str], secrets: set[str]) -> str:
+    if step.action == "goto":
+        return f"goto {step.url}"
+    if step.action == "tool":
+        return f"{step.tool}"
+    value = step.value
+    if value is not None:
+        value = "••••" if any(f"{{{{{s}}}}}" in value for s in secrets) else fill_in(value, values)
+    extra = f" = {value!r}" if value is not None else f" {step.key}" if step.key else ""
+    return f"{step.action} {show_target(step.target)}{extra}"
+
+
+def stages(t: Target) -> list[tuple[str, dict[str, Any]]]:
+    """The ways a target is looked for, in order: role + name, text, selector."""
+    out = []
+    if t.role and t.name:
+        out.append((f"role {t.role} named {t.name!r}", {"role": t.role, "text": t.name, "exact": True}))
+    if t.text and t.text != t.name:
+        out.append((f"text {t.text!r}", {"text": t.text, "exact": True}))
+    if t.selector:
+        out.append((f"selector {t.selector!r}", {"selector": t.selector}))
+    return out
+
+
+async def match(page: Page, t: Target, timeout: float) -> tuple[str | None, list[str]]:
+    """(the ref of the one element the target names, what each way found). Waits up to `timeout` for it to appear."""
+    deadline = time.monotonic() + timeout
+    waited = False
+    while True:
+        seen = []
+        for what, params in stages(t):
+            found = await page.call("find", {**params, "limit": 5}, 15)
+            if found["total"] == 1:
+                return found["matches"][0]["ref"], seen
+            names = ", ".join(repr(m["name"]) for m in found["matches"][:3])
+            seen.append(f"{what}: {found['total']} ({names})" if found["total"] else f"{what}: none")
+        left = deadline - time.monotonic()
+        if waited or left <= 0:
+            return None, seen
+        waited = True
+        # wait (in the page, on every DOM change) for what the target shows, then look once more
+        wait: dict[str, Any] = {"timeout": left}
+        if t.name or t.text:
+            wait.update(text=t.name or t.text, exact=True)
+        elif t.selector:
+            wait["selector"] = t.selector
+        else:
+            return None, seen
+        try:
+            await page.call("wait", wait, left + 5)
+        except BridgeError as exc:
+            if exc.code != "wait_timeout":
+                raise
+
+
+async def nearby(page: Page, t: Target) -> str:
+    """What the page has instead: a few elements of the same role (or tag)."""
+    params = {"role": t.role} if t.role else {"selector": t.tag or "*"}
+    found = await page.call("find", {**params, "limit": 8}, 15)
+    names = [repr(m["name"]) for m in found["matches"] if m["name"]]
+    return (f"{t.role or t.tag}s on the page: {', '.join(names)}" if names else
+            f"no {t.role or t.tag} with a name on the page")
+
+
+async def run_page_step(page: Page, step: Step, values: dict[str, str], audit: Audit | None = None) -> dict[str, Any]:
+    frame = page if step.frame == "host" else page.frame(step.frame)
+    if step.action == "goto":
+        return await audited(audit, "page_navigate", {"pageId": page.page_id, "url": fill_in(step.url, values)},
+                             page_navigate(page, m.NavigateParams(action="goto", url=fill_in(step.url, values))))
+    assert step.target is not None
+    wait = min(MAX_STEP_WAIT, max(STEP_WAIT, 2 * step.after))
+    if step.target.tag == "body" or (not step.target.name and step.target.selector == "body"):
+        ref = None
+    else:
+        ref, seen = await match(frame, step.target, wait)
+        if ref is None:
+            several = any(": none" not in s for s in seen)
+            raise StepFailed(f"{'matched several elements' if several else 'matched nothing'} on {frame.page_id}: "
+                             f"looked for {'; '.join(seen) or 'nothing to look for'}. "
+                             f"{await nearby(frame, step.target)}.")
+    args: dict[str, Any] = {"action": step.action, "ref": ref, "selector": "body" if ref is None else None}
+    if step.action in ("fill", "select"):
+        args["value"] = fill_in(step.value, values) or ""
+    if step.action == "press":
+        args["key"] = step.key or "Enter"
+    try:
+        return await audited(audit, "page_act",
+                             {"pageId": frame.page_id, **{k: v for k, v in args.items() if v is not None}},
+                             page_act(frame, m.ActParams(**args)))
+    except BridgeError as exc:
+        # a click or key that navigates takes its document with it before the answer: the step did its part (the
+        # recording saw the same), and the next step's page call waits for the next document
+        if step.action in ("click", "dblclick", "press") and exc.code in NAVIGATED and exc.dispatched:
+            return {"navigated": True}
+        raise
+
+
+async def audited(audit: Audit | None, tool: str, args: dict[str, Any], call: Awaitable[Any]) -> Any:
+    """A replayed step in the audit log, as the same call over /mcp would be."""
+    started = time.perf_counter()
+    try:
+        value = await call
+    except BridgeError as exc:
+        if audit is not None:
+            audit(tool, args, (time.perf_counter() - started) * 1000, error=exc)
+        raise
+    if audit is not None:
+        audit(tool, args, (time.perf_counter() - started) * 1000, value=value)
+    return value
+
+
+async def replay(skill: Skill, values: dict[str, str], trace: Trace, page: Page | None,
+                 desktop: DesktopCall | None = None, audit: Audit | None = None) -> dict[str, Any]:
+    """Run every step, then check the stop condition; raises StepFailed (with the steps that ran) on the first miss."""
+    secrets = {p.name for p in skill.params if p.secret}
+    shown = {k: ("••••" if k in secrets else v) for k, v in values.items()}
+    trace.event("run_start", kind="skill", task=f"skill {skill.name} (revision {skill.revision})", model=None,
+                skill=skill.name, revision=skill.revision, params=shown, pageId=page.page_id if page else None,
+                scope=skill.scope, trace=str(trace.path))
+    started = time.perf_counter()
+    done: list[str] = []
+    for i, step in enumerate(skill.steps, 1):
+        line = show_step(step, values, secrets)
+        tool = step.tool if step.action == "tool" else "page_navigate" if step.action == "goto" else "page_act"
+        trace.event("tool_call", step=i, tool=tool, args=line, action=step.action, line=line, frame=step.frame,
+                    target=step.target.model_dump() if step.target else None)
+        t0 = time.perf_counter()
+        try:
+            if step.action == "tool":
+                if desktop is None:
+                    raise BridgeError("This bridge serves no desktop: a desktop skill needs one (see `dbg-bridge "
+                                      "doctor`).", code="not_available")
+                args = {k: fill_in(v, values) if isinstance(v, str) else v for k, v in (step.arguments or {}).items()}
+                result = await desktop(step.tool or "", args)
+            else:
+                if page is None:
+                    raise BridgeError("A page skill needs a page: pass --page PAGEID.", code="invalid_argument")
+                result = await run_page_step(page, step, values, audit)
+        except BridgeError as exc:
+            ms = round((time.perf_counter() - t0) * 1000, 1)
+            trace.event("tool_result", step=i, tool=tool, ok=False, ms=ms, error=str(exc), text=str(exc),
+                        code=exc.code, line=line, target=step.target.model_dump() if step.target else None)
+            ran = "; ".join(f"{n}. {d}" for n, d in enumerate(done, 1)) or "none"
+            detail = exc.args[0] if isinstance(exc, StepFailed) else str(exc)
+            err = StepFailed(f"Step {i} of {len(skill.steps)} ({line}) {detail} Steps that ran: {ran}. "
+                             f"Fix the page or the step (`dbg-bridge skill edit {skill.name}`), or record it again.")
+            trace.event("run_done", state="failed", steps=len(done), failed_step=i, error=str(err), summary=str(err),
+                        totals={"steps": i}, ms=round((time.perf_counter() - started) * 1000, 1),
+                        seconds=round(time.perf_counter() - started, 2))
+            raise err from None
+        trace.event("tool_result", step=i, tool=tool, ok=True, ms=round((time.perf_counter() - t0) * 1000, 1),
+                    line=line, text=line,
+                    target=step.target.model_dump() if step.target else None,
+                    url=result.get("url") if isinstance(result, dict) else None)
+        done.append(line)
+    checked = await check_until(skill, values, page, desktop)
+    trace.event("run_done", state="done", steps=len(done), until=checked,
+                summary=f"{len(done)} steps" + (f"; {checked}" if checked else ""), totals={"steps": len(done)},
+                ms=round((time.perf_counter() - started) * 1000, 1), seconds=round(time.perf_counter() - started, 2))
+    return {"skill": skill.name, "revision": skill.revision, "state": "done", "steps": done, "until": checked,
+            "ms": round((time.perf_counter() - started) * 1000, 1)}
+
+
+async def check_until(skill: Skill, values: dict[str, str], page: Page | None,
+                      desktop: DesktopCall | None) -> str | None:
+    """The stop condition on the live page or desktop; a miss is an error (the steps ran, the result is not there)."""
+    u = skill.until
+    if u is None:
+        return None
+    u = u.model_copy(update={"text": fill_in(u.text, values)})
+    try:
+        if page is not None and (u.text or u.selector):
+            await page.call("wait", {"text": u.text, "selector": u.selector, "exact": False,
+                                     "timeout": STEP_WAIT}, STEP_WAIT + 5)
+            return f"text {u.text!r} seen" if u.text else f"{u.selector!r} visible"
+        if desktop is not None and u.window:
+            await desktop("desktop_wait_for_window", {"title": u.window, "timeout": STEP_WAIT})
+            return f"window {u.window!r} open"
+        if desktop is not None and u.text:
+            await desktop("desktop_wait_for_element", {"target": {"name": u.text}, "timeout": STEP_WAIT})
+            return f"element {u.text!r} seen"
+    except BridgeError as exc:
+        raise BridgeError(f"Every step ran but the stop condition was not met: {u.model_dump(exclude_none=True)} "
+                          f"({exc}). The page may have changed what it shows at the end; check it, then edit the "
+                          f"skill's `until` (`dbg-bridge skill edit {skill.name}`).",
+                          code="stop_condition_not_met") from None
+    return None

@@ -1,0 +1,140 @@
+"""The skills-and-memory part of one bridge (`BridgeState.skills`): the skill store, the recordings in progress,
+memory, and skill runs (replay + trace + learning). Built once by create_app with the store chosen there."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from bridge.skills import trace as skill_trace
+from bridge.skills.memory import Memory
+from bridge.skills.recording import Recordings
+from bridge.skills.replay import replay
+from bridge.skills.format import Skills, Until
+from bridge.errors import BridgeError
+from bridge.pages.protocol import EventMsg
+from bridge.tools.page_handle import Page
+
+if TYPE_CHECKING:
+    from bridge.state import BridgeState
+    from bridge.pages.registry import Instance
+
+log = logging.getLogger("bridge.skills")
+
+
+class SkillService:
+    def __init__(self, state: BridgeState, store: Any) -> None:
+        self.state = state
+        self.skills = Skills(store)
+        self.memory = Memory(store)
+        self.recordings = Recordings(self.skills, self.tab)
+        self.runs_dir: Path = state.settings.config_dir / "runs"
+        #: The skill a desktop recording is for (one desktop, one recording at a time).
+        self.desktop_recording: str | None = None
+
+    def tab(self, instance: str) -> Page:
+        return Page(self.state, self.state.dispatcher.resolve(f"{instance}/host"))
+
+    def page(self, page_id: str | None, ctx: Any = None) -> Page:
+        return Page(self.state, self.state.dispatcher.resolve(page_id), ctx)
+
+    def origin_of(self, page_id: str | None) -> str | None:
+        """The verified origin of a connected page (None when it is not connected)."""
+        try:
+            inst = self.state.dispatcher.resolve(page_id).inst
+        except BridgeError:
+            return None
+        return inst.verified_origin or inst.origin or None
+
+    # ---- events from the page (bridge/human/events.py hands them here) -------------------------------------------
+
+    def on_event(self, inst: Instance, msg: EventMsg) -> bool:
+        if msg.kind == "recorded":
+            self.recordings.take(inst.id, msg.step())
+        elif msg.kind == "record_start":
+            name = str(msg.data.get("name") or msg.text)
+            self.state.background.spawn(self._logged(self.recordings.start(self.tab(inst.id), name),
+                                                     f"start recording {name!r}"))
+        elif msg.kind == "record_stop":
+            rec = self.recordings.active_on(inst.id)
+            if rec is None:
+                return False
+            raw = msg.data.get("until") if isinstance(msg.data.get("until"), dict) else None
+            until = Until(text=str(raw.get("text"))[:4096]) if raw and raw.get("text") else None
+            self.state.background.spawn(self._logged(self.recordings.stop(rec.name, until, page_stopped=True),
+                                                     f"save recording {rec.name!r}"))
+        return True
+
+    async def _logged(self, coro: Any, what: str) -> None:
+        try:
+            await coro
+        except BridgeError as exc:
+            log.warning("could not %s: %s", what, exc)
+
+    # ---- runs ------------------------------------------------------------------------------------------------------
+
+    async def run(self, name: str, params: dict[str, str], page_id: str | None, ctx: Any = None) -> dict[str, Any]:
+        """Replay a skill; its trace is written and memory learns from it whether it worked or not."""
+        skill = await self.skills.get(name)
+        values = skill.bind(params)
+        for p in skill.params:  # a secret is blanked in every audit line, this run's skill_run call's included
+            if p.secret and values.get(p.name):
+                self.state.audit.secrets.add(values[p.name])
+        page = self.page(page_id, ctx) if skill.kind == "page" else None
+        trace = skill_trace.Trace(self.runs_dir, skill_trace.new_run_id())
+        try:
+            desktop = self.desktop_call if self.state.desktop is not None else None
+            out = await replay(skill, values, trace, page, desktop, self.state.audit.tool_call)
+            out["trace"] = str(trace.path)
+            out["run"] = trace.run_id
+            return out
+        finally:
+            trace.close()
+            await self.learn(trace.path)
+
+    async def learn(self, path: Path) -> list[Any]:
+        """What a finished trace (a skill run's, or an agent run's) teaches memory."""
+        try:
+            return await self.memory.learn(skill_trace.read(path))
+        except (OSError, ValueError) as exc:
+            log.warning("memory could not read trace %s: %s", path, exc)
+            return []
+
+    async def desktop_call(self, tool: str, arguments: dict[str, Any]) -> Any:
+        """A desktop step: the desktop_* tool of that name, audited like a call over /mcp."""
+        import time
+
+        from bridge.skills.desktop import call_desktop_tool
+
+        started = time.perf_counter()
+        try:
+            value = await call_desktop_tool(self.state.desktop, tool, arguments)
+        except BridgeError as exc:
+            self.state.audit.tool_call(tool, arguments, (time.perf_counter() - started) * 1000, error=exc)
+            raise
+        self.state.audit.tool_call(tool, arguments, (time.perf_counter() - started) * 1000, value=value)
+        return value
+
+    async def record_desktop(self, name: str, max_seconds: float = 600) -> dict[str, Any]:
+        """Start recording the human's desktop input for the skill `name` (desktop_start_recording)."""
+        from bridge.skills.format import check_name
+
+        check_name(name)
+        if self.state.desktop is None:
+            raise BridgeError("This bridge serves no desktop (`dbg-bridge doctor` says why).", code="not_available")
+        await self.desktop_call("desktop_start_recording", {"maxSeconds": max_seconds})
+        self.desktop_recording = name
+        return {"name": name, "pageId": None, "desktop": True, "state": "recording", "steps": 0, "recent": []}
+
+    async def stop_desktop(self, name: str, until: Until | None) -> dict[str, Any]:
+        """Stop the desktop recording and save it as the skill `name`."""
+        from bridge.skills.desktop import compile_desktop
+
+        if self.desktop_recording != name:
+            raise BridgeError(f"No desktop recording named {name!r} is running.", code="unknown_recording")
+        self.desktop_recording = None
+        out = await self.desktop_call("desktop_stop_recording", {})
+        skill = await self.skills.save(compile_desktop(name, out, until))
+        return {"name": name, "desktop": True, "state": "saved", "steps": len(skill.steps),
+                "recent": [f"{s.tool} {s.arguments}" for s in skill.steps], "skill": skill.summary()}
