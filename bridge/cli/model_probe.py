@@ -1,7 +1,7 @@
 """What a model endpoint can take, for `dbg-bridge doctor`: the size of a run's first request (built from the tools a
 bridge with these settings offers), the endpoint's context window (as it declares it — llama.cpp's /props, vLLM's
-max_model_len — or, on loopback, by sending it that request with max_tokens 1) and whether it answers with a tool
-call."""
+max_model_len — or, on loopback, by sending it a prompt that long: a server with a smaller window refuses it at
+once, naming the window) and whether it answers with a tool call."""
 
 from __future__ import annotations
 
@@ -56,7 +56,7 @@ def first_request(settings: Settings) -> dict[str, Any]:
             for t in calls if t.name != "agent_run"]
     return {"messages": [{"role": "system", "content": prompts.SYSTEM},
                          {"role": "user", "content": prompts.task_message("Click the Save button.", [], [], False)}],
-            "tools": [*rows, prompts.FINISH, prompts.FAIL, prompts.CLARIFY, prompts.PAUSE, prompts.PLAN]}
+            "tools": [*rows, prompts.FINISH, prompts.FAIL, prompts.CLARIFY, prompts.PAUSE, prompts.PLAN], "tool_choice": "auto"}
 
 
 def estimate(body: dict[str, Any]) -> int:
@@ -94,28 +94,39 @@ def declared(http: httpx.Client, url: str) -> tuple[int, str] | None:
     return None
 
 
-def probed(http: httpx.Client, url: str, model: str, body: dict[str, Any]) -> tuple[int | None, str]:
-    """Send a run's first request with max_tokens 1: (the window the refusal names, or None; what happened)."""
+@dataclass
+class Probe:
+    """What a sizing request got: accepted, refused (with the window the refusal names) or no answer."""
+
+    what: str
+    window: int | None = None
+
+
+def probed(http: httpx.Client, url: str, model: str, tokens: int, wait: float = 15.0) -> Probe:
+    """Send a prompt of about `tokens` tokens with max_tokens 1. A server whose window is smaller refuses it at once,
+    naming the window (llama-cpp-python, vLLM, OpenAI); one with room starts reading it, and no refusal within `wait`
+    s means it fits (the server may stay busy reading it for a while: it is not cancelled)."""
+    body = {"model": model, "max_tokens": 1, "stream": False,
+            "messages": [{"role": "user", "content": "ok " * tokens}]}
     try:
-        r = http.post(url + "/chat/completions", json={**body, "model": model, "max_tokens": 1, "stream": False})
+        r = http.post(url + "/chat/completions", json=body, timeout=httpx.Timeout(wait, connect=3))
     except httpx.TimeoutException:
-        return None, "timeout"
+        return Probe("accepted")
     except httpx.HTTPError as exc:
-        return None, f"error: {type(exc).__name__}"
+        return Probe(f"error: {type(exc).__name__}")
     if r.status_code == 200:
-        return None, "accepted"
+        return Probe("accepted")
     from bridge.runs.model import CONTEXT_WORDS
 
     text = r.text[:500]
     if any(w in text.lower() for w in CONTEXT_WORDS):
-        found = re.search(r"context (?:window|length|size)(?: is| of)? (\d+)|(\d+) tokens", text)
-        n = int(next(g for g in found.groups() if g)) if found else 0
-        return n, f"refused: {text[:200]}"
-    return None, f"HTTP {r.status_code}: {text[:200]}"
+        window = re.search(r"context (?:window|length|size)(?: is| of)? (\d+)", text)
+        return Probe("refused", int(window.group(1)) if window else 0)
+    return Probe(f"HTTP {r.status_code}: {text[:200]}")
 
 
-def calls_tools(http: httpx.Client, url: str, model: str) -> bool | None:
-    """Whether the model answers a plain request with a tool call (None: no answer)."""
+def calls_tools(http: httpx.Client, url: str, model: str) -> Fit:
+    """Whether the model answers a plain request with a tool call."""
     from bridge.runs import prompts
 
     body = {"model": model, "max_tokens": 200, "stream": False, "tool_choice": "auto", "tools": [prompts.PLAN],
@@ -124,9 +135,20 @@ def calls_tools(http: httpx.Client, url: str, model: str) -> bool | None:
     try:
         r = http.post(url + "/chat/completions", json=body)
         message = r.json()["choices"][0]["message"] if r.status_code == 200 else None
-    except (httpx.HTTPError, ValueError, KeyError, IndexError, TypeError):
-        return None
-    return None if message is None else bool(message.get("tool_calls"))
+    except httpx.TimeoutException:
+        return Fit(False, "no answer to a one-tool request in time", "A slow machine: check again, or give runs a "
+                                                                     "bigger --model-timeout.")
+    except (httpx.HTTPError, ValueError, KeyError, IndexError, TypeError) as exc:
+        return Fit(False, f"a one-tool request failed ({type(exc).__name__})", "Check the model server's log.")
+    if message is None:
+        return Fit(False, f"a one-tool request got HTTP {r.status_code}: {r.text[:200]}",
+                   "The server may not take `tools`: serve the model with tool calling on (llama-cpp-python: "
+                   "--chat_format chatml-function-calling; llama.cpp: --jinja).")
+    if message.get("tool_calls"):
+        return Fit(True, "answers with tool calls")
+    return Fit(False, "answered without a tool call", "Runs need a model that calls tools, served with tool calling "
+                                                      "on (llama-cpp-python: --chat_format chatml-function-calling; "
+                                                      "llama.cpp: --jinja).")
 
 
 def loopback(url: str) -> bool:
@@ -141,8 +163,9 @@ def check(settings: Settings, url: str, headers: dict[str, str]) -> list[Fit]:
                f"--ctx {suggestion(needed)}; llama-cpp-python: --n_ctx {suggestion(needed)}; llama.cpp's llama-server: "
                f"-c {suggestion(needed)}; vLLM: --max-model-len), or offer runs fewer tools (--disable-tools). "
                "See docs/runs.md.")
-    timeout = min(settings.model_timeout, 120.0)
+    timeout = settings.model_timeout
     with httpx.Client(headers=headers, timeout=httpx.Timeout(timeout, connect=3)) as http:
+        tools = calls_tools(http, url, settings.model)  # first: a server reading the sizing prompt serves no one else
         stated = declared(http, url)
         if stated is not None:
             n, where = stated
@@ -151,22 +174,17 @@ def check(settings: Settings, url: str, headers: dict[str, str]) -> list[Fit]:
             fit = Fit(True, f"the endpoint does not say its context window; a run's first request is ~{needed} "
                             f"tokens and grows by each step's result (not probed: {url} is not on this machine)")
         else:
-            n, what = probed(http, url, settings.model, body)
-            if n is not None:
-                fit = _fit(n or 0, needed, f"{n or 'too few'} tokens (it refused a run-sized request)", fix_ctx)
-            elif what == "accepted":
-                fit = Fit(True, f"took a run's first request (~{needed} tokens; the window is not stated: leave "
-                                f"room for each step's result, {suggestion(needed)} is safe)")
+            probe = probed(http, url, settings.model, needed + GROWTH)
+            if probe.what == "refused":
+                fit = _fit(probe.window or 0, needed, f"{probe.window or 'too few'} tokens (it refused a run-sized "
+                                                      "prompt)", fix_ctx)
+            elif probe.what == "accepted":
+                fit = Fit(True, f"has room for a run (first request ~{needed} tokens, and {GROWTH} for its steps: it "
+                                "took a prompt that long; it may be busy reading it for a minute)")
             else:
-                fit = Fit(False, f"a run-sized request (~{needed} tokens) got no answer ({what})",
-                          "Check the model server's log; a slow machine needs a bigger --model-timeout.")
-        tools = calls_tools(http, url, settings.model) if fit.ok else None
-    out = [fit]
-    if tools is not None:
-        out.append(Fit(tools, "answers with tool calls" if tools else "answered without a tool call",
-                       "" if tools else "Runs need a model that calls tools, served with tool calling on "
-                                        "(llama-cpp-python: --chat_format chatml-function-calling; llama.cpp: --jinja)."))
-    return out
+                fit = Fit(False, f"a run-sized prompt got no answer ({probe.what})",
+                          "Check the model server's log.")
+    return [fit, tools]
 
 
 def _fit(n: int, needed: int, said: str, fix: str) -> Fit:
