@@ -13,6 +13,7 @@ from bridge.shared import seam as shared_state
 from bridge.audit import Audit
 from bridge.server.background import Background
 from bridge.server.clients import Clients
+from bridge.pages.leases import Leases
 from bridge.pages.dispatch import Dispatcher
 from bridge.human.asking import Asking
 from bridge.human.consent import Consent
@@ -41,6 +42,8 @@ class BridgeState:
         self.pending = Pending()
         self.inbox = Inbox(share=_InboxShare(self))
         self.clients = Clients()
+        #: Short leases on tabs, so two agents never act on one tab at the same moment (bridge/pages/leases.py).
+        self.leases = Leases()
         self.questions = Questions(on_change=lambda q, opened: self.shared.question_changed(q, opened))
         #: The WebMCP tools each page registered (page data, checked there).
         self.webtools = WebTools(self.inbox)

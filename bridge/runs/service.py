@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from bridge.runs.budgets import RunRequest
+from bridge.server.agents import identity
 from bridge.runs.loop import Loop, Services
 from bridge.runs.mcp_servers import McpServers
 from bridge.runs.model import Model, build_model
@@ -42,9 +43,11 @@ class Agent:
         return run
 
     async def _drive(self, run: Run, model: Model) -> None:
+        loop = Loop(run, model, self.services, self.settings.takeover_wait)
         try:
             await self.externals.ready()
-            await Loop(run, model, self.services, self.settings.takeover_wait).drive()
-        finally:  # Live activity shows each run's end in words
+            await loop.drive()
+        finally:  # the tabs it held are free at once; Live activity shows each run's end in words
+            self.services.state.leases.release(identity(loop.ctx)[0])
             self.services.state.audit.human("run", None, action="end", run=run.id, state=run.state,
                                             summary=run.summary[:500])
