@@ -26,13 +26,7 @@ async def agent_run(
 ) -> dict[str, Any]:
     """Let the bridge's agent do a task (plan, act with the bridge's tools, verify); answers its end state, plan
     and trace. Cancelling this call cancels the run."""
-    if agent is None:
-        raise BridgeError("The agent is not running in this bridge.", code="not_available")
-    try:
-        request = RunRequest(task=task, dryrun=dryrun, model=model, budgets={"max_steps": maxSteps})
-    except ValidationError as exc:
-        raise BridgeError(f"{explain(exc)}. Fix the arguments.", code="invalid_argument") from None
-    run = agent.start_run(request)
+    run = start(agent, task, dryrun, maxSteps, model)
     steps = 0
     try:
         async for e in run.follow():
@@ -44,6 +38,23 @@ async def agent_run(
     except asyncio.CancelledError:
         agent.runs.cancel(run)
         raise
+    return outcome(run)
+
+
+def start(agent: Any, task: str, dryrun: bool = False, maxSteps: int | None = None,
+          model: str | None = None) -> Any:
+    """Start the run an agent_run call asks for (also as an MCP task: bridge/tools/agent_tasks.py)."""
+    if agent is None:
+        raise BridgeError("The agent is not running in this bridge.", code="not_available")
+    try:
+        request = RunRequest(task=task, dryrun=dryrun, model=model, budgets={"max_steps": maxSteps})
+    except ValidationError as exc:
+        raise BridgeError(f"{explain(exc)}. Fix the arguments.", code="invalid_argument") from None
+    return agent.start_run(request)
+
+
+def outcome(run: Any) -> dict[str, Any]:
+    """agent_run's answer for a finished run."""
     return {"id": run.id, "state": run.state, "summary": run.summary, "plan": run.plan, "totals": dict(run.counts),
             "trace": str(run.trace_path or "")}
 
