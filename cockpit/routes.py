@@ -164,7 +164,7 @@ def desktop_state(state: BridgeState) -> dict[str, Any]:
 
 def _question_row(q: Question) -> dict[str, Any]:
     return {**q.frame(), "pageId": f"{q.instance_id}/host", "created": round(q.created, 3),
-            "asker": "page" if q.human_only else "agent", "ticketed": q.ticketed}
+            "asker": getattr(q, "asker", "agent"), "cockpitOnly": q.human_only, "ticketed": q.ticketed}
 
 
 def client_configs(mcp_url: str, auth: bool, settings: Any) -> list[dict[str, str]]:
@@ -205,6 +205,7 @@ async def page(request: Request) -> Response:
         configs=client_configs(base + "/mcp", request.app.state.token is not None, settings),
         auth=request.app.state.token is not None, settings=settings, desktop=served(settings),
         desktop_off=why_unavailable(settings), token_command=invocation(settings, "token"),
+        plugin_command=invocation(settings, "plugin"),
         audit_path=None if state.audit.path is None else _tilde(state.audit.path),
         started=request.app.state.started, model_endpoint=_model_endpoint(settings),
     )
@@ -242,7 +243,7 @@ def _after(last: str | None, run: str) -> int:
     if not last or ":" not in last:
         return 0
     last_run, _, seq = last.partition(":")
-    return int(seq) if last_run == run and seq.isdigit() else 0
+    return int(seq) if last_run == run and seq.isascii() and seq.isdigit() and len(seq) <= 18 else 0
 
 
 async def events(request: Request) -> Response:

@@ -12,6 +12,7 @@ from starlette.routing import Route
 from bridge.runs import trace as traces
 from bridge.state import BridgeState
 from bridge.server.http import HTTPError, error_response
+from bridge.server.principals import COCKPIT
 from bridge.routes import runs as api
 from bridge.cockpit.routes import HEADERS, _action, _refused
 
@@ -68,7 +69,8 @@ async def image(request: Request) -> Response:
         return refused
     run = request.app.state.agent.runs.get(request.path_params["id"])
     step = request.path_params["step"]
-    kept = run.images.get(int(step)) if run is not None and step.isdigit() else None
+    kept = run.images.get(int(step)) if run is not None and step.isascii() and step.isdigit() and len(step) < 10 \
+        else None
     if kept is None:
         return error_response(404, "no_image", "No screenshot kept for that step (a run keeps its newest "
                                                "20 while it is in memory).", headers=HEADERS)
@@ -76,8 +78,11 @@ async def image(request: Request) -> Response:
 
 
 async def start(state: BridgeState, data: dict[str, Any], request: Request) -> dict[str, Any]:
-    run = api.start(request.app.state.agent, {k: v for k, v in data.items() if k in ("task", "dryrun", "model")})
-    return {"id": run.id}  # the agent audits the start (and the end) of every run
+    run = api.start(request.app.state.agent, {k: v for k, v in data.items() if k in ("task", "dryrun", "model",
+                                                                                     "allow")}, COCKPIT)
+    state.audit.human("run", None, action="start", run=run.id, task=run.request.task, allow=run.request.allow,
+                      via=COCKPIT)
+    return {"id": run.id}
 
 
 async def cancel(state: BridgeState, data: dict[str, Any], request: Request) -> dict[str, Any]:
@@ -90,7 +95,7 @@ async def cancel(state: BridgeState, data: dict[str, Any], request: Request) -> 
 
 async def resume(state: BridgeState, data: dict[str, Any], request: Request) -> dict[str, Any]:
     run = api.find(request.app.state.agent, str(data.get("id", "")))
-    return api.answer(run, {k: v for k, v in data.items() if k in ("action", "note", "takeoverId")}, "cockpit")
+    return api.answer(run, {k: v for k, v in data.items() if k in ("action", "note", "takeoverId")}, COCKPIT)
 
 
 routes = [

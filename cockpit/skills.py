@@ -28,7 +28,7 @@ async def overview(state: BridgeState, data: dict[str, Any], request: Request) -
 
 async def edit_fact(state: BridgeState, data: dict[str, Any], request: Request) -> dict[str, Any]:
     fact = await _service(state).memory.edit(_str(data, "id", 40) or "", _str(data, "text", 300, required=False),
-                                         _str(data, "kind", 20, required=False))
+                                         _str(data, "kind", 20, required=False), via="cockpit")
     state.audit.human("memory_edit", None, fact=fact.id)
     return fact.model_dump()
 
@@ -49,14 +49,18 @@ async def delete_skill(state: BridgeState, data: dict[str, Any], request: Reques
 
 async def record(state: BridgeState, data: dict[str, Any], request: Request) -> dict[str, Any]:
     s = _service(state)
-    return (await s.recordings.start(s.page(_str(data, "pageId", 64)), _str(data, "name", 80) or "")).view()
+    return (await s.recordings.start(s.page(_str(data, "pageId", 64)), _str(data, "name", 80) or "",
+                                     by="cockpit", overwrite=data.get("overwrite") is True)).view()
 
 
 async def stop(state: BridgeState, data: dict[str, Any], request: Request) -> dict[str, Any]:
     from bridge.skills.format import Until
 
     text = _str(data, "until", 4096, required=False)
-    rec = await _service(state).recordings.stop(_str(data, "name", 80) or "", Until(text=text) if text else None)
+    raw = data.get("confirmOrigins") or []
+    confirmed = tuple(str(o).rstrip("/") for o in raw[:20]) if isinstance(raw, list) else ()
+    rec = await _service(state).recordings.stop(_str(data, "name", 80) or "", Until(text=text) if text else None,
+                                                confirmed=confirmed)
     return rec.view()
 
 

@@ -26,7 +26,7 @@ def agent_bridge(module_bridge_process: Bridges, model) -> BridgeProcess:
 
 @pytest.fixture(scope="module")
 def api(agent_bridge) -> Iterator[RunsApi]:
-    client = RunsApi(agent_bridge.base, agent_bridge.token)
+    client = RunsApi(agent_bridge.base, agent_bridge.token, human=agent_bridge.config_dir)  # the human's terminal
     yield client
     client.close()
 

@@ -4,15 +4,23 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 from typing import Any
 
 import httpx
 
+from bridge.server.principals import terminal_headers
+
 
 class RunsApi:
-    def __init__(self, base: str, token: str | None) -> None:
+    """The agent's client (the token alone), or with `human` (the bridge's config dir) the human's terminal: the
+    token and the human key, as `dbg-bridge run` sends them."""
+
+    def __init__(self, base: str, token: str | None, human: Path | None = None) -> None:
         self.base = base
         self.headers = {"Authorization": f"Bearer {token}"} if token else {}
+        if human is not None:
+            self.headers.update(terminal_headers(human))
         self.http = httpx.Client(base_url=base, headers=self.headers, timeout=30)
 
     def start(self, task: str, **body: Any) -> str:

@@ -15,7 +15,7 @@ import pytest
 
 from e2e.corpus import APPS, CorpusServer
 from tests.desktop.conftest import png_pixels
-from tests.support import CHROMIUM, BridgeProcess, Bridges, McpSession, ok, wait_until
+from tests.support import CHROMIUM, BridgeProcess, Bridges, McpSession, ok, text_of, wait_until
 
 PAGE = "material-web/index.html"
 PAGES = Path(__file__).resolve().parent / "pages"
@@ -146,3 +146,28 @@ def test_handlers_that_believe_only_real_input_get_it_through_the_desktop(deskto
         baseline.close()
     finally:
         pages.close()
+
+
+def test_the_bridges_own_x_input_aimed_at_a_question_card_is_refused(desktop_bridge, on_desktop, client):
+    """The desktop route: page_act's real X input (trusted: auto, after its synthetic click changed nothing) lands
+    on a card of the bridge's panel in the desktop's Chromium. The page sees a trusted click, but the bridge was
+    sending it: the answer is refused, audited, and the card comes back for the human."""
+    page_id, _ = on_desktop
+    call = client.start("user_ask", {"pageId": page_id, "question": "Deploy to production?", "kind": "confirm",
+                                     "wait": 30})
+    wait_until(lambda: js(client, page_id, "!!document.querySelector('dbg-human') && !!document.querySelector("
+                                           "'dbg-human').shadowRoot.querySelector('[data-question] button')"),
+               10, what="the card in the desktop's page")
+    res = client.call("page_act", {"pageId": page_id, "action": "click",
+                                   "selector": "dbg-human >>> [data-question] button[data-answer=true]"})
+    refused = wait_until(lambda: [r for r in desktop_bridge.audit() if r.get("code") == "bridge_input"], 10,
+                         what="the bridge to refuse the answer its own X click caused")
+    assert refused[-1]["why"].startswith("the bridge was sending input"), refused
+    done = ok(res)["done"][0]
+    assert done["input"] == "desktop" and done["effect"] == "none", done  # X input, and it changed nothing
+    assert not call.done()
+    wait_until(lambda: js(client, page_id, "!!document.querySelector('dbg-human').shadowRoot.querySelector("
+                                           "'[data-question] button[data-answer=true]')"), 10,
+               what="the card back for the human")
+    assert not call.done()
+    client.call("user_notify", {"pageId": page_id, "message": "done"})  # the bridge and the page are fine

@@ -172,7 +172,7 @@ def test_run_gives_its_own_model_to_a_bridge_started_without_one_on_any_port(mod
             config_dir=bridge.config_dir, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     out, err = p.communicate(timeout=60)
     assert p.returncode == 0, (out, err)
-    assert f"using the bridge at {bridge.base} (recorded in {bridge.config_dir / 'serving.json'})" in err
+    assert f"using the bridge at {bridge.base} (recorded in {bridge.config_dir / 'running.json'})" in err
     assert f"model per-run at {model.url}" in out and "DONE: nothing to do" in out
     asked = model.requests["per-run"]
     assert asked and all(r.headers.get("authorization") == f"Bearer {secret}" for r in asked)
@@ -203,3 +203,20 @@ def test_run_says_the_model_is_still_working_while_a_call_is_slow(model, agent_b
     assert beats[:2] == ["… the model is still working (planning, call 1): 5 s",
                          "… the model is still working (planning, call 1): 10 s"], out
     assert out.index("still working") < out.index("plan (batch 1)")
+
+
+def test_run_allow_at_the_terminal_grants_what_the_human_typed_and_the_token_alone_cannot(model, agent_bridge,
+                                                                                          app_page, tmp_path):
+    model.policies["cli-allow"] = finish_quickly
+    p = cli("run", "Look at the pages", "--bridge", agent_bridge.base, "--model", "cli-allow", "--allow", "eval,navigate",
+            config_dir=agent_bridge.config_dir, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == 0, (out, err)
+    assert "allowed without asking: eval, navigate" in out
+    # the same command with the MCP token but not the human key (another user, an agent with the token file)
+    (tmp_path / "token").write_text((agent_bridge.config_dir / "token").read_text())
+    p = cli("run", "Look at the pages", "--bridge", agent_bridge.base, "--model", "cli-allow", "--allow", "eval",
+            config_dir=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == 6, (out, err)
+    assert "[human_only]" in out and "dbg-bridge run --allow" in out

@@ -59,7 +59,11 @@ def test_allow_eval_lets_a_run_run_code_without_a_prompt_and_is_audited(model, c
     model.policies["allowed"] = lambda req: (call("verdict", done=True, reason="ok") if req.verifying else
                                              call("finish", summary=req.last["content"]) if req.called("page_exec")
                                              else run_code(req))
-    api = RunsApi(consent_bridge.base, consent_bridge.token)
+    agent = RunsApi(consent_bridge.base, consent_bridge.token)  # the MCP token alone cannot grant it
+    refused = agent.http.post("/v1/runs", json={"task": "Read the title", "model": "allowed", "allow": ["eval"]})
+    assert refused.status_code == 403 and refused.json()["error"]["code"] == "human_only", refused.text
+    agent.close()
+    api = RunsApi(consent_bridge.base, consent_bridge.token, human=consent_bridge.config_dir)  # the human's terminal
     try:
         _, events = api.run("Read the title", model="allowed", allow=["eval"])
     finally:

@@ -1,5 +1,6 @@
-"""Elicitation: user_ask and consent prompts are also offered to a client that declared elicitation (2025-11-25
-sessions, form mode); the first answer from the page or the client wins and the other closes; `via: "client"`."""
+"""Elicitation: user_ask questions are also offered to a client that declared elicitation (2025-11-25 sessions, form
+mode); the first answer from the page or the client wins and the other closes; `via: "client"`. Consent prompts
+never are: the MCP token is the agent's, and consent is the human's (bridge/server/principals.py)."""
 
 from __future__ import annotations
 
@@ -93,18 +94,18 @@ def consenting(module_bridge_process: Bridges) -> Iterator[tuple[BridgeProcess, 
     dev.close()
 
 
-def test_a_consent_prompt_is_answered_by_the_client(consenting, context):
+def test_a_consent_prompt_is_never_offered_to_the_client_and_the_humans_click_answers_it(consenting, context):
     bridge, dev = consenting
     page = open_page(context, dev.url("/app.html"))
-    human = Human("Allow once")
+    human = Human("Allow once")  # a client that would grant anything it is asked
     mcp = session(bridge, human)
     try:
-        res = mcp.call("page_exec", {"pageId": page.page_id, "code": "6 * 7"})
-        assert ok(res)["result"] == 42, text_of(res)
-        human.answer = "Deny"
-        res = mcp.call("page_exec", {"pageId": page.page_id, "code": "6 * 7"})
-        assert res.is_error and "[consent_denied]" in text_of(res)
+        call = mcp.start("page_exec", {"pageId": page.page_id, "code": "6 * 7"})
+        card(page).wait_for(timeout=10000)
+        card(page).locator("button[data-answer=Deny]").click()  # the person in the page
+        res = call.result(20)
+        assert res.is_error and "[consent_denied]" in text_of(res), text_of(res)
     finally:
         mcp.close()
-    assert len(human.asked) == 2 and "run code" in human.asked[0]["message"]
+    assert human.asked == []  # never asked
     assert card(page).count() == 0

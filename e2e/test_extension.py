@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from e2e.test_command_models import check
-from tests.support import CHROMIUM, CHROMIUM_ARGS, CONNECTED, ok, text_of
+from tests.support import CHROMIUM, CHROMIUM_ARGS, CONNECTED, ok, text_of, wait_until
 
 EXTENSION = Path(__file__).resolve().parents[1] / "plugins" / "extension"
 SCALE = 2  # a real devicePixelRatio of 2, so crops must multiply CSS px by it
@@ -248,3 +248,27 @@ def test_trusted_input_without_the_extension_is_not_available_and_says_how_to_ge
     assert res.is_error and "[not_available]" in text_of(res), text_of(res)
     assert "plugins/extension" in text_of(res) and "isTrusted=false" in text_of(res)
     assert app.evaluate("document.querySelectorAll('#items li').length") == 3  # nothing was clicked
+
+
+def test_the_bridges_own_trusted_input_aimed_at_a_card_is_refused_and_a_persons_click_answers_it(trusted_page, mcp):
+    """The extension's debugger input is the bridge's, not the human's: an agent's trusted click on a question card
+    is refused before it is sent; the card stays open; Playwright's real mouse (a person's hand) answers it."""
+    pid = trusted_page.page_id
+    call = mcp.start("user_ask", {"pageId": pid, "question": "Deploy to production?", "kind": "confirm", "wait": 30})
+    card = trusted_page.locator("dbg-human [data-question]")
+    card.wait_for(timeout=10000)
+    for target in ({"selector": "dbg-human >>> button[data-answer=true]"}, {"text": "Yes"}):
+        res = mcp.call("page_act", {"pageId": pid, "action": "click", "trusted": True, **target})
+        assert text_of(res).startswith("[human_only]") and "on the dbg-bridge panel" in text_of(res), text_of(res)
+    assert not call.done() and card.count() == 1
+    # a person's click. One that lands in the moment right after the bridge's own input is not taken (neither the
+    # extension nor the bridge can tell it from that input): the card stays, or comes back, for the next click.
+    button = card.locator("button[data-answer=false]")
+
+    def person_clicks() -> bool:
+        if button.count():
+            button.click(timeout=2000)
+        return call.done()
+
+    wait_until(person_clicks, 15, interval=0.1, what="a person's click to answer the card")
+    assert ok(call.result(20))["answer"] is False

@@ -111,3 +111,16 @@ def test_the_printed_stdio_command_serves_mcp_through_the_running_bridge(first_r
             return {t.name for t in (await client.list_tools()).tools}
 
     assert "page_list" in run_async(go(), timeout=120)
+
+
+def test_the_printed_vite_plugin_command_packs_the_plugin_from_the_clean_copy(first_run, tmp_path):
+    copy, banner, env = first_run
+    base = re.search(r"listening on (\S+)", banner).group(1)  # type: ignore[union-attr]
+    assert printed(banner, "  Plugins").startswith(f"DBG_BRIDGE_URL={base} ")  # --port 0: how to point the plugins
+    line = printed(banner, "  Vite plugin")
+    assert line.startswith('npm i -D "$(') and "dbg-bridge plugin vite" in line, line
+    inner = re.search(r'"\$\((.+?)\)"', line).group(1)  # type: ignore[union-attr]
+    assert inner.startswith(shlex.quote(str((copy / ".venv/bin/dbg-bridge").resolve()))), inner
+    out = subprocess.run(inner, shell=True, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert Path(out.stdout.strip()) == tmp_path / "vite-plugin-dbg-bridge-0.1.0.tgz" and Path(out.stdout.strip()).is_file()

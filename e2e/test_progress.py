@@ -3,9 +3,11 @@ seconds elapsed and the limit (page_wait, a long page_exec, user_ask); short cal
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
-from tests.support import McpSession, ok, open_page, text_of
+from tests.support import McpSession, ok, open_page, text_of, wait_until
 
 
 @pytest.fixture(params=["legacy", "auto"], ids=["2025-11-25", "2026-07-28"])
@@ -44,12 +46,18 @@ def test_user_ask_reports_while_the_human_thinks_and_short_calls_stay_silent(dev
     res, heard = call_with_progress(era, "page_exec", {"pageId": page.page_id, "code": "1 + 1"})
     assert ok(res)["result"] == 2 and heard == []
     card = page.locator("dbg-human [data-question]")
-    page.evaluate("""setTimeout(function click() {  // 1.6 s after the card is shown
-        const host = document.querySelector('dbg-human');
-        const button = host && host.shadowRoot && host.shadowRoot.querySelector('button[data-answer=true]');
-        if (button) setTimeout(() => button.click(), 1600); else setTimeout(click, 20);
-    }, 0)""")
-    res, heard = call_with_progress(era, "user_ask", {"pageId": page.page_id, "question": "Ship it?", "wait": 30})
+    heard: list[tuple] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        heard.append((progress, total, message))
+
+    call = asyncio.run_coroutine_threadsafe(era.client.call_tool(
+        "user_ask", {"pageId": page.page_id, "question": "Ship it?", "wait": 30}, progress_callback=on_progress),
+        era.loop)
+    card.wait_for(timeout=10000)
+    wait_until(lambda: heard, 10, what="a progress notification while the human thinks")
+    card.locator("button[data-answer=true]").click()  # a person's click (a page script's would not count)
+    res = call.result(30)
     assert ok(res)["answer"] is True, text_of(res)
     assert heard and all(total == 30 for _, total, _ in heard), heard
     assert "the human to answer 'Ship it?'" in heard[0][2]

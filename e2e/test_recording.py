@@ -11,6 +11,7 @@ import subprocess
 import sys
 from typing import Any
 
+from bridge.server.principals import terminal_headers
 from tests.support import CONNECTED, ROOT, open_page, wait_until
 
 
@@ -101,7 +102,7 @@ def test_the_panel_record_card_starts_a_recording(bridge, dev, context):
     page.click("#email")
     page.keyboard.type("x@example.com")
     page.keyboard.press("Enter")
-    headers = {"Authorization": f"Bearer {bridge.token}"}
+    headers = {"Authorization": f"Bearer {bridge.token}", **terminal_headers(bridge.config_dir)}  # the human's
     wait_until(lambda: httpx2.get(f"{bridge.base}/v1/recordings/from-panel", headers=headers).json()["steps"] >= 2,
                what="the panel's recording reaches the bridge")
     done = httpx2.post(f"{bridge.base}/v1/recordings/from-panel/stop", headers=headers, json={}).json()
@@ -113,7 +114,7 @@ def test_the_panel_record_card_starts_a_recording(bridge, dev, context):
 def test_skill_list_show_edit_and_delete_from_the_terminal_with_and_without_a_bridge(bridge, tmp_path):
     import httpx2
 
-    headers = {"Authorization": f"Bearer {bridge.token}"}
+    headers = {"Authorization": f"Bearer {bridge.token}", **terminal_headers(bridge.config_dir)}  # the human's
     doc = {"name": "term", "scope": "http://a.test", "params": [{"name": "who", "default": "Ada"}],
            "steps": [{"action": "goto", "url": "http://a.test/"},
                      {"action": "fill", "target": {"selector": "#who"}, "value": "{{who}}"}]}
@@ -146,7 +147,7 @@ def test_skill_list_show_edit_and_delete_from_the_terminal_with_and_without_a_br
 def test_a_recording_goes_on_across_a_link_to_another_page_and_the_replay_follows_it(bridge, dev, context):
     import httpx2
 
-    headers = {"Authorization": f"Bearer {bridge.token}"}
+    headers = {"Authorization": f"Bearer {bridge.token}", **terminal_headers(bridge.config_dir)}  # the human's
     page = open_page(context, dev.url("/wizard.html"))
     r = httpx2.post(f"{bridge.base}/v1/recordings", json={"name": "wizard", "pageId": page.page_id}, headers=headers)
     assert r.status_code == 200, r.text

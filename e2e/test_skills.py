@@ -13,6 +13,7 @@ from typing import Any
 import httpx2
 import pytest
 
+from bridge.server.principals import terminal_headers
 from e2e.corpus import APPS, CorpusServer
 from tests.support import ok, open_page, text_of, wait_until
 
@@ -31,11 +32,12 @@ def corpus(bridge) -> Iterator[CorpusServer]:
 
 
 class V1:
-    """The bridge's /v1 API with its bearer token, as plain HTTP."""
+    """The bridge's /v1 API as the human's terminal sends it (its bearer token and the human key), as plain HTTP."""
 
     def __init__(self, bridge: Any) -> None:
+        headers = {"Authorization": f"Bearer {bridge.token}"} if bridge.token else {}
         self.http = httpx2.Client(base_url=bridge.base, timeout=60,
-                                  headers={"Authorization": f"Bearer {bridge.token}"} if bridge.token else {})
+                                  headers={**headers, **terminal_headers(bridge.config_dir)})
 
     def __call__(self, method: str, path: str, body: Any = None, status: int = 200, **params: Any) -> Any:
         r = self.http.request(method, path, json=body, params=params or None)

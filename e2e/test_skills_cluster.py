@@ -9,6 +9,7 @@ from collections.abc import Iterator
 import httpx2
 import pytest
 
+from bridge.server.principals import terminal_headers
 from tests.support import BridgeProcess, Bridges, RedisServer
 
 SKILL = {"name": "shared", "scope": "http://a.test", "params": [{"name": "who", "default": "Ada"}],
@@ -27,7 +28,9 @@ def two(module_bridge_process: Bridges) -> Iterator[tuple[BridgeProcess, BridgeP
 
 
 def api(p: BridgeProcess) -> httpx2.Client:
-    return httpx2.Client(base_url=p.base, headers={"Authorization": f"Bearer {p.token}"}, timeout=30)
+    """That replica's /v1 as the human's terminal reaches it (the token and that replica's human key)."""
+    return httpx2.Client(base_url=p.base, headers={"Authorization": f"Bearer {p.token}",
+                                                   **terminal_headers(p.config_dir)}, timeout=30)
 
 
 def test_a_skill_saved_on_one_replica_is_the_same_skill_on_another(two):

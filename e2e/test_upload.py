@@ -1,7 +1,8 @@
 """File choosers, which synthetic input cannot open: page_act upload hands files from the bridge's --upload-dir to a
 page's file input as a pick in the chooser would (input, change, File objects the page reads), after the human's
-consent; paths outside the folder, dotfiles and a bridge without the folder are refused by name. The baseline is a
-person's pick through Playwright's file chooser after a real click."""
+consent, which is answered in the cockpit only (the page's own scripts share the world of any card in the page);
+paths outside the folder, dotfiles and a bridge without the folder are refused by name. The baseline is a person's
+pick through Playwright's file chooser after a real click."""
 
 from __future__ import annotations
 
@@ -36,12 +37,20 @@ def upload(mcp: McpSession, page: Any, files: list[str], **kw: Any) -> Any:
                                  "files": files, **kw})
 
 
-def answered(mcp: McpSession, page: Any, selector: str, answer: str) -> Any:
-    """An upload of notes.txt to `selector`, the consent card answered `answer` in the page; the call's result."""
+def cockpit_card(context: Any, proc: BridgeProcess) -> Any:
+    """The consent card in the bridge's cockpit (the only place an upload is answered)."""
+    cockpit = context.new_page()
+    cockpit.goto(proc.base + "/#sessions")
+    card = cockpit.locator("#question-cards .card.consent")
+    card.wait_for(timeout=10000)
+    return card
+
+
+def answered(mcp: McpSession, proc: BridgeProcess, context: Any, page: Any, selector: str, answer: str) -> Any:
+    """An upload of notes.txt to `selector`, the consent answered `answer` in the cockpit; the call's result."""
     call = mcp.start("page_act", {"pageId": page.page_id, "action": "upload", "selector": selector,
                                   "files": ["notes.txt"]})
-    card = page.locator("dbg-human .card.consent")
-    card.wait_for(timeout=10000)
+    card = cockpit_card(context, proc)
     card.locator(f"button[data-answer={answer}]").click()
     return call.result(20)
 
@@ -51,9 +60,9 @@ def test_upload_hands_the_files_to_the_input_behind_a_label_after_consent_like_a
     page = open_page(context, dev.url("/upload.html"))
     call = mcp.start("page_act", {"pageId": page.page_id, "action": "upload", "selector": "label.button",
                                   "files": ["notes.txt", str(files / "data.csv")]})
-    card = page.locator("dbg-human .card.consent")
-    card.wait_for(timeout=10000)
+    card = cockpit_card(context, proc)
     assert "notes.txt (11 bytes)" in card.locator("pre").text_content()  # the human sees what would be handed over
+    assert page.locator("dbg-human .card.consent").count() == 0  # no card in the page: a note pointing there
     card.locator("button[data-answer='Allow once']").click()
     done = ok(call.result(20))["done"][0]
     assert done["files"] == ["notes.txt (11 bytes)", "data.csv (7 bytes)"], done
@@ -73,9 +82,9 @@ def test_upload_hands_the_files_to_the_input_behind_a_label_after_consent_like_a
 
 
 def test_a_denied_upload_hands_over_nothing(lab, context):
-    _, dev, mcp, _ = lab
+    proc, dev, mcp, _ = lab
     page = open_page(context, dev.url("/upload.html"))
-    res = answered(mcp, page, "#pick", "Deny")
+    res = answered(mcp, proc, context, page, "#pick", "Deny")
     assert res.is_error and "[consent_denied]" in text_of(res), text_of(res)
     assert page.evaluate("document.getElementById('pick').files.length") == 0
 
@@ -95,9 +104,9 @@ def test_paths_outside_the_folder_and_secret_looking_files_are_refused_before_as
 
 
 def test_an_upload_to_something_that_is_not_a_file_input_names_the_inputs_the_page_has(lab, context):
-    _, dev, mcp, _ = lab
+    proc, dev, mcp, _ = lab
     page = open_page(context, dev.url("/upload.html"))
-    res = answered(mcp, page, "h1", "'Allow once'")
+    res = answered(mcp, proc, context, page, "h1", "'Allow once'")
     message = text_of(res)
     assert res.is_error and message.startswith("[bad_action]") and "<h1>" in message, message
     assert "The page has these file inputs: e" in message, message
@@ -111,7 +120,7 @@ def test_a_bridge_without_an_upload_folder_says_how_to_turn_uploads_on(bridge, d
 
 
 def test_page_exec_command_act_takes_the_same_road_and_cannot_bring_its_own_file_contents(lab, context):
-    _, dev, mcp, _ = lab
+    proc, dev, mcp, _ = lab
     page = open_page(context, dev.url("/upload.html"))
     own = [[{"name": "forged.txt", "type": "text/plain", "data": "Zm9yZ2Vk"}]]
     res = mcp.call("page_exec", {"pageId": page.page_id, "command": "act",
@@ -119,8 +128,7 @@ def test_page_exec_command_act_takes_the_same_road_and_cannot_bring_its_own_file
     assert res.is_error and text_of(res).startswith("[invalid_argument]") and "files" in text_of(res), text_of(res)
     call = mcp.start("page_exec", {"pageId": page.page_id, "command": "act",
                                    "params": {"action": "upload", "selector": "#pick", "files": ["notes.txt"]}})
-    card = page.locator("dbg-human .card.consent")
-    card.wait_for(timeout=10000)  # the upload consent, as on page_act
+    card = cockpit_card(context, proc)  # the upload consent, as on page_act
     assert "notes.txt (11 bytes)" in card.locator("pre").text_content()
     card.locator("button[data-answer=Deny]").click()
     assert "[consent_denied]" in text_of(call.result(20))

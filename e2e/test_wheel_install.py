@@ -73,3 +73,17 @@ def test_an_installed_bridge_serves_the_client_and_runs_page_exec(installed: Pat
             mcp.close()
     finally:
         context.close()
+
+
+def test_an_installed_bridge_hands_out_the_vite_plugin_as_a_tarball_that_starts_it(installed: Path, tmp_path: Path):
+    import json
+    import tarfile
+
+    out = subprocess.run([str(installed / "bin" / "dbg-bridge"), "plugin", "vite", "--out", str(tmp_path)],
+                         capture_output=True, text=True, cwd=tmp_path, check=True, timeout=60).stdout.strip()
+    assert out == str(tmp_path / "vite-plugin-dbg-bridge-0.1.0.tgz")
+    with tarfile.open(out) as tar:
+        names = set(tar.getnames())
+        packed = json.loads(tar.extractfile("package/src/bridge.json").read())
+    assert {"package/package.json", "package/src/index.js", "package/src/index.d.ts"} <= names
+    assert packed["command"] == [str(installed / "bin" / "python"), "-m", "bridge"]  # the wheel's venv, no PATH

@@ -28,6 +28,7 @@ PARTS: tuple[str, ...] = (
     "console.js",
     "wait.js",
     "network.js",
+    "devserver.js",
     "source.js",
     "overlay.js",
     "human_panel.js",

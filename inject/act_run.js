@@ -5,8 +5,12 @@
 
 /** Acts waiting for the bridge to send real input on its desktop (token -> state), one at a time. @type {Map<string, any>} */
 const pendingActs = new Map();
-/** How long an act waits for the requests it started to settle. */
+/** At most how long an act waits for the requests it started to settle. */
 const REQUEST_SETTLE_MS = 3000;
+/** How long nothing may be in flight before an act's requests count as settled: long enough for the request an
+ * answer's handler chains (a refetch after a save starts within a frame or two), short enough that a click whose
+ * fetch takes 10 ms answers in a fraction of a second. page_wait networkIdle waits for NETWORK_IDLE_MS. */
+const ACT_QUIET_MS = 150;
 /** How long an act resumed after desktop input waits for that input's effect to show in the page. */
 const DESKTOP_EFFECT_MS = 1500;
 const ACT_TREE = { depth: 64, interactive: false, maxChars: 400000, boxes: false };
@@ -180,9 +184,12 @@ async function finish(state, params) {
   if (started > 0) {
     const t0 = Date.now();
     const cap = Math.min(REQUEST_SETTLE_MS, Math.max(0, state.deadline - Date.now()));
-    while (net.inflight > 0 && Date.now() - t0 < cap) await new Promise((r) => setTimeout(r, 25));
+    while (net.idleFor() < ACT_QUIET_MS && Date.now() - t0 < cap) await new Promise((r) => setTimeout(r, 10));
     await settleBounded();
-    out.requests = { started, settled: net.inflight === 0, waitedMs: Date.now() - t0, capMs: REQUEST_SETTLE_MS };
+    const settled = net.inflight === 0;
+    out.requests = { started, settled, waitedMs: Date.now() - t0, capMs: REQUEST_SETTLE_MS,
+      waitedFor: 'no request in flight for ' + ACT_QUIET_MS + ' ms' };
+    if (!settled) out.requests.inflight = net.pending(5);
   }
   const after = snapshot(body, ACT_TREE).text;
   const own = state.held.map((/** @type {string} */ r) => '[ref=' + r.replace(/@.*$/, '') + ']');

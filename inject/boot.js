@@ -131,9 +131,12 @@ function createDbgLauncher(config) {
     });
   };
   watchWebTools();
+  watchDevServer((msg) => { if (client.state === 'connected') client.send(/** @type {any} */ (msg)); }); // else sent on connect
   window.addEventListener('dbg:status', (ev) => {
     const detail = /** @type {CustomEvent} */ (ev).detail;
     if (detail.state === 'connected' && router.onChange) { toolsSent = ''; router.onChange(); }
+    const info = detail.state === 'connected' ? devInfo() : null; // a hook found before the channel was up
+    if (info) client.send({ type: 'dev', dev: info });
     if (EXT_NONCE) ext.post({ type: 'status', state: detail.state, channel: detail.channel || '', pageId: client.pageId ? client.pageId + '/host' : null });
   });
   ext.install();

@@ -5,9 +5,11 @@
 
 /**
  * @typedef {'eval' | 'ping' | 'frames' | 'location' | 'snapshot' | 'find' | 'act' | 'console' | 'wait' | 'navigate' | 'network' | 'source' | 'highlight' | 'ask' | 'notify' | 'screenshot' | 'viewport' | 'selection' | 'record' | 'tools' | 'tool_call'} CommandName
- * @typedef {ResultMsg | FramesMsg | ByeMsg | LeavingMsg | EventMsg | ToolsMsg} UpMessage
+ * @typedef {ResultMsg | FramesMsg | ByeMsg | LeavingMsg | EventMsg | ToolsMsg | DevMsg} UpMessage
  * @typedef {{frameId: string, parent?: string | null, url: string, title: string, origin: string, crossOrigin: boolean, ready: boolean}} FrameInfo
- * @typedef {{v: number, instanceId?: string | null, secret?: string | null, reclaim: boolean, url: string, title: string, origin: string, port?: number | null, attach: string, frames: Array<FrameInfo>, complete: boolean, doc?: string | null}} RegisterRequest
+ * @typedef {{message: string, file?: string | null, line?: number | null, column?: number | null}} DevError
+ * @typedef {{server: string, updates: number, updatedAt?: number | null, error?: DevError | null, reloaded: boolean}} DevInfo
+ * @typedef {{v: number, instanceId?: string | null, secret?: string | null, reclaim: boolean, url: string, title: string, origin: string, port?: number | null, attach: string, frames: Array<FrameInfo>, complete: boolean, doc?: string | null, generation?: number | null, dev?: DevInfo | null}} RegisterRequest
  * @typedef {{code: string, message: string, stack?: string | null, size?: number | null}} ErrorInfo
  * @typedef {{type: 'result', requestId: string, ok: boolean, result?: any, error?: ErrorInfo | null}} ResultMsg
  * @typedef {{type: 'frames', frames: Array<FrameInfo>, url?: string | null, title?: string | null, complete: boolean}} FramesMsg
@@ -15,6 +17,7 @@
  * @typedef {{type: 'leaving', to?: string | null, stayed: boolean}} LeavingMsg
  * @typedef {{type: 'event', eventId?: string | null, kind: 'answer' | 'message' | 'element_selected' | 'open_file' | 'recorded' | 'record_start' | 'record_stop', questionId?: string | null, text: string, data: Record<string, any>}} EventMsg
  * @typedef {{type: 'tools', tools: Array<Record<string, any>>, total: number}} ToolsMsg
+ * @typedef {{type: 'dev', dev: DevInfo}} DevMsg
  * @typedef {{type: 'registered', v: number, instanceId: string, secret: string, ttl: number, heartbeat: number, maxResult: number, renamed: boolean, replicas?: Array<string> | null}} RegisterReply
  * @typedef {{type: 'exec', requestId: string, frameId: string, command: 'eval' | 'ping' | 'frames' | 'location' | 'snapshot' | 'find' | 'act' | 'console' | 'wait' | 'navigate' | 'network' | 'source' | 'highlight' | 'ask' | 'notify' | 'screenshot' | 'viewport' | 'selection' | 'record' | 'tools' | 'tool_call', params: Record<string, any>, timeout: number}} ExecFrame
  * @typedef {{type: 'ping'}} PingFrame
@@ -40,7 +43,7 @@
  * @typedef {{since: number, level?: string | null, limit: number, stack: boolean}} ConsoleParams
  * @typedef {{seq: number, level: string, text: string, time: number, url?: string | null, stack?: string | null}} ConsoleEntry
  * @typedef {{entries: Array<ConsoleEntry>, cursor: number, more: boolean}} ConsoleResult
- * @typedef {{text?: string | null, exact: boolean, selector?: string | null, ref?: string | null, url?: string | null, networkIdle: boolean, state: 'visible' | 'hidden' | 'enabled', loadState?: 'load' | 'domcontentloaded' | null, timeout: number}} WaitParams
+ * @typedef {{text?: string | null, exact: boolean, selector?: string | null, ref?: string | null, url?: string | null, networkIdle: boolean, update?: number | null, state: 'visible' | 'hidden' | 'enabled', loadState?: 'load' | 'domcontentloaded' | null, timeout: number}} WaitParams
  * @typedef {{met: boolean, ms: number, value?: any}} WaitResult
  * @typedef {{action: 'goto' | 'back' | 'forward' | 'reload', url?: string | null, waitUntil: 'load' | 'domcontentloaded' | 'commit'}} NavigateParams
  * @typedef {{from: string, action: string, to?: string | null, doc?: string | null, crossDocument?: boolean | null}} NavigateResult

@@ -155,7 +155,14 @@ const COMMANDS = {
     const state = params.state;
     if (params.loadState) return waitLoaded(params.loadState, timeoutMs, ctx.signal);
     if (params.networkIdle) {
-      return waitFor(() => net.inflight === 0 && Date.now() - net.lastChange >= 500, timeoutMs, ctx.signal);
+      const quiet = NETWORK_IDLE_MS;
+      try {
+        return await waitFor(() => net.idleFor() >= quiet && { inflight: 0, quietMs: net.idleFor() }, timeoutMs, ctx.signal);
+      } catch (err) {
+        if (/** @type {any} */ (err).code !== 'wait_timeout') throw err;
+        throw new DbgError('wait_timeout', 'The network was not idle (nothing in flight for ' + quiet + ' ms) within ' + timeoutMs / 1000 +
+          ' s; in flight now: ' + (net.pending(5).join(', ') || 'nothing (requests kept starting)') + '. page_network shows them.');
+      }
     }
     if (params.url) {
       const want = String(params.url);
@@ -212,7 +219,8 @@ const COMMANDS = {
     const pick = net.entries.filter((e) => e.id > since && (!filter || e.url.toLowerCase().includes(filter)) &&
       (!failed || e.error || (e.status != null && e.status >= 400)) && shown(e));
     const rows = pick.slice(0, limit).map((e) => ({ id: e.id, kind: e.kind, method: e.method, url: clip(e.url, 300), status: e.status,
-      ms: e.ms, size: e.responseSize, error: e.error, pending: e.ms == null || undefined }));
+      ms: e.ms, size: e.responseSize, error: e.error, pending: !e.released || e.reading > 0 || undefined,
+      open: (e.released && e.ms == null && (e.kind === 'websocket' || e.kind === 'eventsource')) || undefined }));
     /** @type {Record<string, any>} */
     const out = { requests: rows, cursor: rows.length ? rows[rows.length - 1].id : since, more: pick.length > rows.length, inflight: net.inflight };
     if (params.resources) out.resources = net.resources().filter((r) => (!filter || r.url.toLowerCase().includes(filter)) && shown(r)).slice(0, limit);

@@ -4,6 +4,24 @@
 /** @type {((msg: EventMsg) => void) | null} */
 let sendUp = null; // set by the host launcher: sends an event to the bridge (acknowledged, retried, taken once)
 
+/** Whose hand is on the panel. A card takes only a person's click or key: a trusted event (`isTrusted`: page
+ * scripts cannot make one) while the bridge is not sending trusted input itself (the extension's debugger input,
+ * marked around each request in `ext.request`; the bridge also refuses answers during its own input). */
+const hand = {
+  busy: 0,
+  /** performance.now() until which a trusted event may still be the bridge's own input's */
+  until: 0,
+  /** @param {Event} ev */
+  human(ev) { return !!ev && ev.isTrusted === true && this.busy === 0 && performance.now() >= this.until; },
+  /** Run `fn` (which sends the bridge's trusted input) with the panel deaf meanwhile. @template T @param {() => Promise<T>} fn @returns {Promise<T>} */
+  async bridgeInput(fn) {
+    this.busy++;
+    try { return await fn(); } finally { this.busy--; this.until = performance.now() + 300; }
+  },
+  /** A listener that runs `fn` for a person's event only. @param {(ev: any) => void} fn */
+  only(fn) { return (/** @type {Event} */ ev) => { if (this.human(ev)) fn(ev); }; },
+};
+
 const PANEL_CSS = `
   :host { all: initial; }
   .wrap { position: fixed; right: 16px; bottom: 16px; z-index: 2147483647; display: flex; flex-direction: column;
@@ -61,7 +79,7 @@ const human = {
     if (q.kind === 'confirm') {
       for (const [label, value] of [['Yes', true], ['No', false]]) {
         const b = this.el('button', { class: value ? 'primary' : '', 'data-answer': String(value) }, String(label));
-        b.addEventListener('click', () => answer(value));
+        b.addEventListener('click', hand.only(() => answer(value)));
         row.append(b);
       }
     } else if (q.kind === 'choice' || q.kind === 'consent') {
@@ -69,19 +87,19 @@ const human = {
       if (note) card.append(note);
       q.choices.forEach((c, i) => {
         const b = this.el('button', { class: i === 0 ? 'primary' : '', 'data-answer': c }, c);
-        b.addEventListener('click', () => answer(note ? { choice: c, note: note.value, text: c } : c));
+        b.addEventListener('click', hand.only(() => answer(note ? { choice: c, note: note.value, text: c } : c)));
         row.append(b);
       });
     } else if (q.kind === 'text') {
       const input = /** @type {HTMLTextAreaElement} */ (this.el('textarea', { rows: '2', 'aria-label': 'Your answer' }));
       const b = this.el('button', { class: 'primary', 'data-answer': 'send' }, 'Send');
-      b.addEventListener('click', () => answer(input.value));
-      input.addEventListener('keydown', (e) => { if (e.key === 'Enter' && !e.shiftKey) { e.preventDefault(); answer(input.value); } });
+      b.addEventListener('click', hand.only(() => answer(input.value)));
+      input.addEventListener('keydown', hand.only((e) => { if (e.key === 'Enter' && !e.shiftKey) { e.preventDefault(); answer(input.value); } }));
       card.append(input);
       row.append(b);
     } else if (q.kind === 'pick') {
       const b = this.el('button', { class: 'primary', 'data-answer': 'pick' }, 'Pick an element');
-      b.addEventListener('click', () => this.startPicker(q.questionId));
+      b.addEventListener('click', hand.only(() => this.startPicker(q.questionId)));
       row.append(b);
     }
     card.append(row);
@@ -132,6 +150,7 @@ const human = {
       Object.assign(box.style, { display: 'block', left: r.left + 'px', top: r.top + 'px', width: r.width + 'px', height: r.height + 'px' });
     };
     const onClick = (/** @type {Event} */ e) => {
+      if (!hand.human(e)) return; // a page script's click picks nothing
       const t = under(e);
       if (!t) return;
       e.preventDefault();
@@ -199,17 +218,17 @@ const human = {
       card.remove();
       if (go) void mapped.then(() => this.emit('element_selected', note.value || info.selector, Object.assign(info, { note: note.value })));
     };
-    send.addEventListener('click', () => done(true));
+    send.addEventListener('click', hand.only(() => done(true)));
     cancel.addEventListener('click', () => done(false));
     if (info.source.file) {
       const open = this.el('button', { 'data-answer': 'open' }, 'Open in editor');
-      open.addEventListener('click', () => {
+      open.addEventListener('click', hand.only(() => {
         card.remove();
         void mapped.then(() => this.emit('open_file', info.source.file + ':' + (info.source.line || 1), { file: info.source.file, line: info.source.line, column: info.source.column, ref: info.ref, via: 'picker', generated: gen }));
-      });
+      }));
       row.append(open);
     }
-    note.addEventListener('keydown', (e) => { if (e.key === 'Enter') done(true); });
+    note.addEventListener('keydown', hand.only((e) => { if (e.key === 'Enter') done(true); }));
     row.append(send, cancel);
     card.append(note, row);
     this.ensure().append(card);
@@ -222,7 +241,7 @@ const human = {
     const box = /** @type {HTMLTextAreaElement} */ (this.el('textarea', { rows: '3', placeholder: 'Message the agent…', 'aria-label': 'Message' }));
     const row = this.el('div', { class: 'row' });
     const send = this.el('button', { class: 'primary', 'data-answer': 'send' }, 'Send');
-    send.addEventListener('click', () => { if (box.value.trim()) this.emit('message', box.value, { url: location.href }); card.remove(); });
+    send.addEventListener('click', hand.only(() => { if (box.value.trim()) this.emit('message', box.value, { url: location.href }); card.remove(); }));
     row.append(send);
     card.append(this.el('div', { class: 'who' }, 'Message the agent'), box, row);
     this.ensure().append(card);

@@ -51,12 +51,48 @@ const net = {
     this.lastChange = Date.now();
     return e;
   },
-  /** @param {Record<string, any>} e */
+  /** The request is no longer in flight (its answer's headers came, or it failed; a WebSocket or EventSource: it
+   * opened). Once per request. @param {Record<string, any>} e */
+  release(e) {
+    if (e.released) return;
+    e.released = true;
+    this.inflight = Math.max(0, this.inflight - 1);
+    this.lastChange = Date.now();
+  },
+  /** The request is over: how long it took; released if it still was in flight. @param {Record<string, any>} e */
   end(e) {
     if (e.ms != null) return;
     e.ms = Date.now() - e.startedAt;
-    this.inflight = Math.max(0, this.inflight - 1);
-    this.lastChange = Date.now();
+    this.release(e);
+  },
+  /** In flight again while the app reads the body of a response whose headers released it: the read's promise
+   * (json(), text(), …) ends it. Streams read with getReader() are not counted: their end may never come.
+   * @param {Record<string, any>} e @param {Response} res */
+  trackBody(e, res) {
+    const self = this;
+    for (const name of ['json', 'text', 'arrayBuffer', 'blob', 'formData', 'bytes']) {
+      const read = /** @type {any} */ (res)[name];
+      if (typeof read !== 'function') continue;
+      Object.defineProperty(res, name, { configurable: true, writable: true, value: function () {
+        const p = read.apply(this, /** @type {any} */ (arguments));
+        self.inflight++;
+        self.lastChange = Date.now();
+        e.reading = (e.reading || 0) + 1;
+        const done = () => { self.inflight = Math.max(0, self.inflight - 1); self.lastChange = Date.now(); e.reading--; e.readMs = Date.now() - e.startedAt; };
+        Promise.resolve(p).then(done, done);
+        return p;
+      } });
+    }
+  },
+  /** Milliseconds since anything was in flight (0 while something is). */
+  idleFor() {
+    return this.inflight > 0 ? 0 : Date.now() - this.lastChange;
+  },
+  /** What is in flight now, oldest first, as "GET url (1.2 s)" (at most n). @param {number} n */
+  pending(n) {
+    const now = Date.now();
+    return this.entries.filter((e) => !e.released || e.reading > 0).slice(0, n)
+      .map((e) => e.method + ' ' + clip(String(e.url), 120) + (e.released ? ' (its body, read by the app; ' : ' (') + ((now - e.startedAt) / 1000).toFixed(1) + ' s)');
   },
   /** @param {Headers|Record<string, string>|Array<[string, string]>|undefined|null} h */
   headers(h) {
@@ -96,10 +132,12 @@ const net = {
           const type = res.headers.get('content-type') || '';
           const size = Number(res.headers.get('content-length') || NaN);
           e.responseSize = Number.isFinite(size) ? size : undefined;
-          if (/json|text|xml|javascript|x-www-form/.test(type) && !(size > 262144)) {
+          // an endless stream (SSE over fetch, NDJSON) is never read whole here: its copy would grow for ever
+          if (/json|text|xml|javascript|x-www-form/.test(type) && !/event-stream|ndjson|jsonl/.test(type) && !(size > 262144)) {
             res.clone().text().then((t) => { e.responseBody = keepBody(t, BODY_KEPT); e.responseSize = e.responseSize || t.length; }, () => {});
           }
           self.end(e);
+          self.trackBody(e, res);
           return res;
         } catch (err) {
           e.error = String(/** @type {any} */ (err) && /** @type {any} */ (err).message || err);
@@ -144,8 +182,9 @@ const net = {
         if (!self.ours(href.replace(/^ws/, 'http'))) {
           const e = self.start({ kind: 'websocket', method: 'GET', url: href, messagesIn: 0, messagesOut: 0,
             protocol: protocols === undefined ? undefined : String(protocols) });
-          ws.addEventListener('open', () => { e.status = 101; e.ok = true; });
-          ws.addEventListener('message', () => { e.messagesIn++; });
+          // in flight until it opens: its messages are activity on an open channel, not a request waiting
+          ws.addEventListener('open', () => { e.status = 101; e.ok = true; self.release(e); });
+          ws.addEventListener('message', (ev) => { e.messagesIn++; e.lastMessageAt = Date.now(); devServerMessage(e, ev.data); });
           ws.addEventListener('close', (ev) => { e.closeCode = ev.code; self.end(e); });
           ws.addEventListener('error', () => { e.error = 'websocket error'; });
           const sendMsg = ws.send;
@@ -163,9 +202,10 @@ const net = {
         const es = new ES(url, init);
         if (!self.ours(String(url))) {
           const e = self.start({ kind: 'eventsource', method: 'GET', url: new URL(String(url), location.href).href, messagesIn: 0 });
-          es.addEventListener('open', () => { e.status = 200; e.ok = true; });
-          es.addEventListener('message', () => { e.messagesIn++; });
-          es.addEventListener('error', () => { if (es.readyState === 2) { e.error = e.error || 'closed'; self.end(e); } });
+          es.addEventListener('open', () => { e.status = 200; e.ok = true; self.release(e); });
+          es.addEventListener('message', () => { e.messagesIn++; e.lastMessageAt = Date.now(); });
+          // closed for good: over; retrying: no longer a request the page waits for either
+          es.addEventListener('error', () => { if (es.readyState === 2) { e.error = e.error || 'closed'; self.end(e); } else self.release(e); });
         }
         return es;
       };

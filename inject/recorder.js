@@ -223,7 +223,7 @@ const recorder = {
     card.append(human.el('div', { class: 'who' }, 'Recording a skill'), human.el('div', { class: 'text' }, this.state.name));
     const row = human.el('div', { class: 'row' });
     const stop = human.el('button', { class: 'primary', 'data-answer': 'stop-recording' }, 'Stop');
-    stop.addEventListener('click', () => this.askUntil(card));
+    stop.addEventListener('click', hand.only(() => this.askUntil(card)));
     row.append(stop);
     card.append(row);
     human.ensure().append(card);
@@ -244,8 +244,8 @@ const recorder = {
       if (sendUp && this.state) sendUp({ type: 'event', kind: 'record_stop', text: this.state.name, data: text ? { until: { text } } : {} });
       this.stop();
     };
-    save.addEventListener('click', send);
-    input.addEventListener('keydown', (e) => { if (e.key === 'Enter') send(); });
+    save.addEventListener('click', hand.only(send));
+    input.addEventListener('keydown', hand.only((e) => { if (e.key === 'Enter') send(); }));
     row.append(save);
     card.append(input, row);
     input.focus();
@@ -264,8 +264,8 @@ const recorder = {
       card.remove();
       if (sendUp) sendUp({ type: 'event', kind: 'record_start', text: name, data: { name } });
     };
-    go.addEventListener('click', start);
-    input.addEventListener('keydown', (e) => { if (e.key === 'Enter') start(); });
+    go.addEventListener('click', hand.only(start));
+    input.addEventListener('keydown', hand.only((e) => { if (e.key === 'Enter') start(); }));
     row.append(go);
     card.append(human.el('div', { class: 'who' }, 'Record a skill'), input, row);
     human.ensure().append(card);

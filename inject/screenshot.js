@@ -27,6 +27,11 @@ const ext = {
   },
   /** @param {string} type @param {Record<string, any>} payload @param {number} timeoutMs */
   request(type, payload, timeoutMs) {
+    if (type === 'input') return hand.bridgeInput(() => this.send(type, payload, timeoutMs)); // the panel is deaf meanwhile
+    return this.send(type, payload, timeoutMs);
+  },
+  /** @param {string} type @param {Record<string, any>} payload @param {number} timeoutMs @returns {Promise<any>} */
+  send(type, payload, timeoutMs) {
     const id = ++this.seq;
     return new Promise((resolve, reject) => {
       const t = setTimeout(() => {

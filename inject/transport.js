@@ -127,6 +127,8 @@ class BridgeClient {
       frames: this.opts.frames(),
       complete: document.readyState !== 'loading',
       doc: DOC_ID,
+      generation: dev.top ? dev.generation : null,
+      dev: dev.top ? devInfo() : null,
     };
     const res = await fetch(this.base + '/bridge/register', {
       method: 'POST', body: JSON.stringify(req), headers: { 'Content-Type': 'text/plain' }, cache: 'no-store',

@@ -29,6 +29,11 @@ function waitFor(check, timeoutMs, signal) {
   });
 }
 
+/** page_wait networkIdle: nothing in flight for this long (Playwright's networkidle). A fetch or XHR is in flight
+ * until its answer's headers come (and again while the app reads its body whole), a WebSocket or EventSource until
+ * it opens: a dev server's HMR socket, open for the page's whole life, never keeps a page from being idle. */
+const NETWORK_IDLE_MS = 500;
+
 /** How long the DOM must be still, and at most how long to wait for that, after a document loaded. */
 const QUIET_MS = 100;
 const QUIET_CAP_MS = 1000;

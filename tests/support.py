@@ -233,6 +233,9 @@ class _PageHandler(http.server.SimpleHTTPRequestHandler):
             self.send_response(204)
             self.end_headers()
             return
+        if path in ("/events", "/stream"):
+            self._stream(path == "/events", dict(p.partition("=")[::2] for p in query.split("&") if p))
+            return
         file = PAGES / path.lstrip("/")
         if path.endswith("/") or not path:
             file = file / "index.html"
@@ -255,6 +258,25 @@ class _PageHandler(http.server.SimpleHTTPRequestHandler):
                              f"ws://127.0.0.1:{bridge.rsplit(':', 1)[1]} http://*.localhost:{bridge.rsplit(':', 1)[1]}")
         self.end_headers()
         self.wfile.write(data)
+
+
+    def _stream(self, events: bool, params: dict[str, str]) -> None:
+        """/events: an event stream (a message every 100 ms); /stream?ms=N: a text body sent a chunk every 100 ms
+        for N ms (default 20 s). Both end early when the browser hangs up (or the server closes)."""
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream" if events else "text/plain; charset=utf-8")
+        self.send_header("Cache-Control", "no-store")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        until = time.monotonic() + (int(params.get("ms", "20000")) if params.get("ms", "").isdigit() else 20000) / 1000
+        try:
+            while time.monotonic() < until:
+                self.wfile.write(b"data: tick\n\n" if events else b"chunk\n")
+                self.wfile.flush()
+                time.sleep(0.1)  # the server's own pace, not a test's wait
+        except OSError:
+            pass
+        self.close_connection = True
 
 
 class DevServer:

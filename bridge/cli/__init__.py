@@ -1,4 +1,4 @@
-"""The `dbg-bridge` commands (serve, mcp, doctor, token, run, runs, record, skill, memory) and how to print them again.
+"""The `dbg-bridge` commands (serve, mcp, doctor, token, run, runs, record, skill, memory, plugin) and how to print them again.
 May import anything; nothing imports it but `bridge.__main__` and the entry point (the cockpit may read `command`).
 """
 

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from bridge.server import running
 from bridge.settings import Settings
 
 
@@ -28,6 +29,11 @@ def _port(settings: Settings) -> Check:
 
     if bridge_answers(settings.base_url()):
         return Check("port", True, f"a dbg-bridge already answers at {settings.base_url()}")
+    other = running.url(settings)  # one started with --port N / --port 0 from this config dir
+    if other and other != settings.base_url() and bridge_answers(other):
+        return Check("port", True, f"a dbg-bridge answers at {other} (started with another --port; "
+                                   f"{settings.host}:{settings.port} is not it). Point the plugins at it with "
+                                   f"DBG_BRIDGE_URL={other}")
     with socket.socket() as s:
         try:
             s.bind((settings.host, settings.port))

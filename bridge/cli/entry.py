@@ -11,10 +11,13 @@ import sys
 from typing import Any
 
 from bridge import __version__
-from bridge.cli import serving
 from bridge.shared import seam as shared_state
 from bridge.cli.command import invocation
+from bridge.server import running
 from bridge.settings import ENV_PREFIX, Settings, SettingsError, is_list, is_table, load_settings
+
+#: The port a bridge takes when none is given (the plugins' default).
+DEFAULT_PORT = Settings.model_fields["port"].default
 
 LOG_FORMAT = "%(asctime)s %(levelname)-7s %(name)s: %(message)s"
 
@@ -115,6 +118,14 @@ def build_parser() -> argparse.ArgumentParser:
     token = sub.add_parser("token", help="Print the MCP bearer token (creating it if missing).",
                            description="Print the MCP bearer token, creating the token file (0600) if missing.")
     _add_settings_flags(token, {"config_dir", "token"}, "token")
+    plugin = sub.add_parser(
+        "plugin", help="Pack the Vite or webpack plugin as an npm tarball and print its path.",
+        description="Write vite-plugin-dbg-bridge-VERSION.tgz (or dbg-bridge-webpack-plugin-VERSION.tgz) into --out "
+                    "(default: the current folder) and print its path, for: npm i -D \"$(dbg-bridge plugin vite)\". "
+                    "The plugin starts this bridge (this Python) when none answers.")
+    plugin.add_argument("name", choices=["vite", "webpack"], help="Which plugin.")
+    plugin.add_argument("--out", default=None, metavar="DIR", help="Where to write the tarball (default: .).")
+    _add_settings_flags(plugin, {"config_dir"}, "plugin")
     from bridge.cli.skills import add_parsers
 
     add_parsers(sub, _add_settings_flags)
@@ -165,6 +176,10 @@ def main(argv: list[str] | None = None) -> int:
 
         print(load_or_create_token(settings))
         return 0
+    if cmd == "plugin":
+        from bridge.cli.plugin import run_plugin
+
+        return run_plugin(args.name, args.out, settings)
     if cmd in ("record", "skill", "memory"):
         from bridge.cli.skills import main as skills_main
 
@@ -203,6 +218,10 @@ def banner(settings: Settings, token: str | None) -> str:
         f"  Access token   {token}" if token else "  Access token   none (--no-auth)",
         f"  Demo page      {base}/demo",
         f"  Inject         <script src=\"{base}/inject/dbg_client.js\"></script>",
+        f"  Vite plugin    npm i -D \"$({invocation(settings, 'plugin vite')})\"   (in your app's folder; or plugin "
+        "webpack)",
+        *([f"  Plugins        DBG_BRIDGE_URL={base} (before starting the dev server), or the plugin's bridge "
+           f"option: dbgBridge({{ bridge: '{base}' }})"] if settings.port != DEFAULT_PORT else []),
         "",
         "Connect an MCP client:",
         f"  Claude Code    {claude}",
@@ -274,16 +293,16 @@ def serve(settings: Settings, ready_file: str | None = None) -> int:
             await asyncio.sleep(0.01)
         if server.started:
             print(banner(settings, token), flush=True)
-            serving.write(settings.config_dir, settings.base_url())
             if ready_file:
                 with open(ready_file, "w") as f:
                     f.write(settings.base_url())
+            running.write(settings)
         settler = asyncio.create_task(_settle_heap())
         try:
             await task
         finally:
             settler.cancel()
-            serving.clear(settings.config_dir)
+            running.clear(settings)
 
     try:
         # uvicorn's own loop choice (uvloop when installed, as with uvicorn[standard]): Server.serve() alone leaves

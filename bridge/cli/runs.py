@@ -79,10 +79,12 @@ def describe(e: dict[str, Any]) -> str | None:
 
 
 class RunClient:
-    def __init__(self, base: str, token: str | None, out: TextIO = sys.stdout) -> None:
+    def __init__(self, base: str, token: str | None, out: TextIO = sys.stdout,
+                 human: dict[str, str] | None = None) -> None:
         self.base, self.out = base, out
-        self.http = httpx.Client(base_url=base, headers={"Authorization": f"Bearer {token}"} if token else {},
-                                 timeout=30)
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        headers.update(human or {})  # the human key: this terminal is the human's (bridge/server/principals.py)
+        self.http = httpx.Client(base_url=base, headers=headers, timeout=30)
 
     def say(self, text: str) -> None:
         print(text, file=self.out, flush=True)
@@ -142,9 +144,9 @@ class RunClient:
 
 def find_bridge(settings: Settings, bridge: str | None, port_given: bool) -> tuple[str, str | None]:
     """The bridge a run uses: (base URL, how it was found; None: nothing answers there). --bridge as given; else
-    the configured host:port; else the bridge this config dir's `serve` recorded (any port: bridge/cli/serving.py)."""
-    from bridge.cli import serving
+    the configured host:port; else the bridge this config dir's `serve` recorded (any port: bridge/server/running.py)."""
     from bridge.cli.stdio_proxy import bridge_answers
+    from bridge.server import running
 
     if bridge:
         base = bridge.rstrip("/")
@@ -152,9 +154,9 @@ def find_bridge(settings: Settings, bridge: str | None, port_given: bool) -> tup
     base = settings.base_url().rstrip("/")
     if bridge_answers(base):
         return base, f"{settings.host}:{settings.port}"
-    recorded = serving.recorded(settings.config_dir)
+    recorded = running.url(settings)
     if recorded and not port_given and bridge_answers(recorded.rstrip("/")):
-        return recorded.rstrip("/"), f"recorded in {settings.config_dir / serving.FILE}"
+        return recorded.rstrip("/"), f"recorded in {running.path(settings)}"
     return base, None
 
 
@@ -177,8 +179,11 @@ def run_command(settings: Settings, task: str, bridge: str | None, body: dict[st
         except (RuntimeError, OSError) as exc:
             print(f"dbg-bridge run: could not start the bridge: {exc}. Run `dbg-bridge doctor`.", file=sys.stderr)
             return NOT_STARTED
+    from bridge.server.principals import terminal_headers
+
     token = None if settings.no_auth else load_or_create_token(settings)
-    client = RunClient(base, token)
+    human = terminal_headers(settings.config_dir)
+    client = RunClient(base, token, human=human)
     try:
         run_id = client.start({"task": task, **body})
         if run_id is None:
@@ -192,7 +197,7 @@ def run_command(settings: Settings, task: str, bridge: str | None, body: dict[st
         if save_skill and state == "done":  # --save-skill: the run's successful steps as a skill
             from bridge.cli.skills import save_from_run
 
-            if save_from_run(base, token, save_skill, run_id) != 0:
+            if save_from_run(base, token, save_skill, run_id, human) != 0:
                 return 1
         return EXIT.get(state, 1)
     finally:

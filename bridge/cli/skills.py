@@ -42,6 +42,10 @@ def add_parsers(sub: Any, add_flags: Any) -> None:
                                                          "of a tab.")
     rec.add_argument("--until", default=None, help="Text on the page at the end that shows it worked (asked at "
                                                    "Ctrl+C when not given and a terminal is there).")
+    rec.add_argument("--overwrite", action="store_true", help="Replace the skill of that name if there is one.")
+    rec.add_argument("--confirm-origin", action="append", default=[], metavar="ORIGIN",
+                     help="Another origin (http(s)://host:port) the skill's goto steps may go to; without it a skill "
+                          "goes only to pages of the tab's own origin.")
     add_flags(rec, set(CONNECT), "mcp")
     sk = sub.add_parser("skill", help="List, show, run, edit or delete skills.",
                         description="Skills recorded on this bridge (config dir, or Redis with --cluster).")
@@ -70,10 +74,12 @@ def add_parsers(sub: Any, add_flags: Any) -> None:
 
 class Api:
     def __init__(self, settings: Settings) -> None:
+        from bridge.server.principals import terminal_headers
         from bridge.server.security import load_or_create_token
 
         self.base = settings.base_url()
         headers = {} if settings.no_auth else {"Authorization": f"Bearer {load_or_create_token(settings)}"}
+        headers.update(terminal_headers(settings.config_dir))  # the human at their terminal (bridge/server/principals.py)
         self.http = httpx.Client(base_url=self.base, headers=headers, timeout=httpx.Timeout(10, read=120))
 
     def call(self, method: str, path: str, body: Any = None, **params: Any) -> Any:
@@ -110,7 +116,7 @@ def main(cmd: str, args: argparse.Namespace, settings: Settings) -> int:
 def record(api: Api, args: argparse.Namespace) -> int:
     if args.desktop:
         return record_desktop(api, args)
-    rec = api.call("POST", "/v1/recordings", {"name": args.name, "pageId": args.page})
+    rec = api.call("POST", "/v1/recordings", {"name": args.name, "pageId": args.page, "overwrite": args.overwrite})
     print(f"Recording {args.name!r} in tab {rec['pageId']}. Act in the page; press Ctrl+C here (or Stop in the "
           "page's panel) to finish.", flush=True)
     seen = 0
@@ -127,9 +133,11 @@ def record(api: Api, args: argparse.Namespace) -> int:
                 until = input("\nWhat shows it worked? Text on the page at the end (Enter for none): ").strip() or None
             except (EOFError, KeyboardInterrupt):
                 until = None
-        rec = api.call("POST", f"/v1/recordings/{args.name}/stop", {"until": {"text": until} if until else None})
+        rec = api.call("POST", f"/v1/recordings/{args.name}/stop", {"until": {"text": until} if until else None,
+                                                                    "confirmOrigins": args.confirm_origin})
     if rec["state"] != "saved":
-        print(f"dbg-bridge: [nothing_recorded] {rec.get('error', 'the recording was not saved')}", file=sys.stderr)
+        error = rec.get("error", "the recording was not saved")
+        print(f"dbg-bridge: {error if error.startswith('[') else '[nothing_recorded] ' + error}", file=sys.stderr)
         return 1
     s = rec["skill"]
     print(f"Saved skill {s['name']!r} (revision {s['revision']}, {s['steps']} steps, params "
@@ -138,9 +146,10 @@ def record(api: Api, args: argparse.Namespace) -> int:
     return 0
 
 
-def save_from_run(base: str, token: str | None, name: str, run_id: str) -> int:
+def save_from_run(base: str, token: str | None, name: str, run_id: str, human: dict[str, str] | None = None) -> int:
     """`run --save-skill NAME`: the finished run saved as a skill by the bridge that ran it."""
     headers = {"Authorization": f"Bearer {token}"} if token else {}
+    headers.update(human or {})
     r = httpx.post(f"{base}/v1/skills/{name}/from-run", json={"run": run_id}, headers=headers, timeout=30)
     data = r.json() if r.headers.get("content-type", "").startswith("application/json") else {}
     if r.status_code >= 400:

@@ -76,6 +76,9 @@ class Desktop:
         self.consent_until: float | None = None  # wall-clock end of a timed grant (None: until revoked)
         self.recording: Any = None  # the bridge.desktop.recording.recorder.Recording under way or last finished
         self.sessions = 0  # how many times a desktop was started (a restart makes every old ref stale)
+        #: The bridge's input calls under way, and when (monotonic) the last one ended.
+        self.acting = 0
+        self.acted_at = 0.0
         self._lock = threading.Lock()
 
     @property
@@ -157,7 +160,14 @@ class Desktop:
                 b.mark_tool_input()
 
         fut = self.worker.submit(call)
-        return await asyncio.wait_for(asyncio.wrap_future(fut), timeout)
+        if not acting:
+            return await asyncio.wait_for(asyncio.wrap_future(fut), timeout)
+        self.acting += 1  # the bridge's own trusted input: no page answer counts meanwhile (bridge/human/events.py)
+        try:
+            return await asyncio.wait_for(asyncio.wrap_future(fut), timeout)
+        finally:
+            self.acting -= 1
+            self.acted_at = time.monotonic()
 
     def submit_running(self, fn: Callable[[Any], T]) -> Future[T]:
         """fn(backend) queued on the worker, without starting anything: a desktop_stopped error if it is not

@@ -24,16 +24,24 @@ class Asking(HumanParts):
     down again once it is settled."""
 
     async def ask(self, target: Target, kind: Kind, text: str, choices: list[str] | None = None,
-                  detail: str = "", wait: float = 60.0) -> tuple[Question, bool]:
-        """Show a question in the target's tab and wait (bounded) for the answer: (question, answered in time)."""
-        q = self.questions.ask(kind, text, target.inst.id, choices, detail)
+                  detail: str = "", wait: float = 60.0, human_only: bool = False) -> tuple[Question, bool]:
+        """Show a question in the target's tab and wait (bounded) for the answer: (question, answered in time).
+        A `human_only` one is answered in the cockpit only: the tab shows a note pointing there, no card."""
+        q = self.questions.ask(kind, text, target.inst.id, choices, detail, human_only=human_only)
         try:
-            await self.dispatcher.call_page(f"{target.inst.id}/host", "ask", q.frame(), 10)
+            if human_only:
+                await self.dispatcher.call_page(f"{target.inst.id}/host", "notify", {
+                    "message": "The agent asks something only you can allow: answer it in the dbg-bridge cockpit "
+                               f"({self.settings.base_url()}/).", "level": "warning", "durationMs": 10000}, 10)
+            else:
+                await self.dispatcher.call_page(f"{target.inst.id}/host", "ask", q.frame(), 10)
         except errors.BridgeError:
             self.questions.forget(q)
             raise
-        self.audit.human("question", f"{target.inst.id}/host", questionId=q.id, question=kind, text=text)
-        client = offer(self.questions, q, self.settings.stateless)
+        self.audit.human("question", f"{target.inst.id}/host", questionId=q.id, question=kind, text=text,
+                         **({"answeredIn": "cockpit"} if human_only else {}))
+        # consent is the human's: never offered to the MCP client (its token is the agent's, bridge/server/principals.py)
+        client = None if kind == "consent" else offer(self.questions, q, self.settings.stateless)
         try:
             what = ("the human to answer the consent prompt" if kind == "consent"
                     else f"the human to answer {text[:80]!r}")

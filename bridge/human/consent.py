@@ -23,6 +23,11 @@ CONSENT_ONCE, CONSENT_ORIGIN, CONSENT_DENY = "Allow once", "Allow on this origin
 #: around each of the run's calls; nothing else does). Each such decision is audited as "allowed by run".
 PREAPPROVED: ContextVar[frozenset[str]] = ContextVar("dbg_preapproved", default=frozenset())
 
+#: Classes that reach beyond the page (the human's disk): answered in the cockpit only, never by a card in the page
+#: (its own scripts share the card's world) nor by an MCP client (the token is the agent's). open_file (bridge/human/
+#: editor.py) and desktop input on an attached display (the cockpit's Desktop tab) are held the same way.
+COCKPIT_ONLY = frozenset({"upload"})
+
 #: What each consent class asks the human, and what a denial tells the agent to do instead.
 CONSENT_TEXT = {
     "eval": ("The agent wants to run code in {page} ({origin}).",
@@ -98,16 +103,18 @@ class Consent:
             return
         question, instead = CONSENT_TEXT[kind]
         preview = detail if len(detail) <= 600 else detail[:600] + "…"
+        cockpit_only = kind in COCKPIT_ONLY
+        choices = [CONSENT_ONCE, CONSENT_DENY] if cockpit_only else [CONSENT_ONCE, CONSENT_ORIGIN, CONSENT_DENY]
         q, answered = await self.asking.ask(target, "consent", question.format(page=target.page_id, origin=origin),
-                                            [CONSENT_ONCE, CONSENT_ORIGIN, CONSENT_DENY], preview,
-                                            settings.consent_wait)
+                                            choices, preview, settings.consent_wait, human_only=cockpit_only)
         if not answered:
+            where = "in the bridge cockpit" if cockpit_only else f"in {target.page_id}"
             audit.human("consent", target.page_id, questionId=q.id, action=kind, origin=origin, decision="timeout")
             await self.asking.dismiss(q)
             raise errors.BridgeError(
-                f"Nobody answered the consent prompt in {target.page_id} within {settings.consent_wait:g} s, so "
-                "nothing ran. Ask the human to look at the page (user_notify), or use page_snapshot/page_find/"
-                "page_act, which need no consent.", code="consent_timeout")
+                f"Nobody answered the consent prompt {where} within {settings.consent_wait:g} s, so nothing ran. "
+                "Ask the human to look at it (user_notify), or use page_snapshot/page_find/page_act, which need no "
+                "consent.", code="consent_timeout")
         self.asking.forget(q)
         audit.human("consent", target.page_id, questionId=q.id, action=kind, origin=origin, decision=q.answer,
                     via=q.via)

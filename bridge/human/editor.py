@@ -118,6 +118,7 @@ class OpenFile(HumanParts):
         origin = inst.verified_origin or inst.origin or "unverified origin"
         q = self.questions.ask("consent", f"Page {inst.id}/host ({origin}) asks to open {rel}:{line or 1} in your "
                                "editor.", inst.id, [OPEN, REFUSE], " ".join(argv), human_only=True)
+        q.asker = "page"
         self.spawn(self._await_human(inst, q, argv, str(path)))
         self.spawn(self._tell_page(inst))
         return {"opened": False, "status": "waiting for the human to confirm in the dbg-bridge cockpit",

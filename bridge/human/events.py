@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
+import time
 from typing import TYPE_CHECKING, Any
 
 from bridge.pages import sourcemap
@@ -11,13 +14,46 @@ from bridge.pages.registry import Instance
 if TYPE_CHECKING:
     from bridge.state import BridgeState
 
+log = logging.getLogger("bridge.human")
+
+#: Seconds after the bridge's own act in a tab ends during which that tab's answers are not taken (the act's
+#: trusted input, the extension's, reaches the page before the act's result does; this covers the rest).
+ACT_GRACE = 0.3
+#: Seconds after the bridge's own desktop input during which no page's answer is taken: XTest input reaches the
+#: browser after the bridge's call returns, and the bridge cannot tell which window it landed in.
+DESKTOP_GRACE = 1.0
+#: Events that are the human's word (answers, recordings): refused while the bridge itself sends trusted input.
+HUMANS_WORD = ("answer", "record_start", "record_stop", "recorded")
+
+
+def bridge_input(state: BridgeState, inst: Instance) -> str | None:
+    """Which of the bridge's own trusted-input routes may have produced an event of this tab just now: 'act' (the
+    extension's debugger input, or an act's synthesized events), 'desktop' (XTest), or None."""
+    now = time.monotonic()
+    if inst.bridge_input > 0 or now - inst.bridge_input_at < ACT_GRACE:
+        return "act"
+    desk = state.desktop
+    if desk is not None and (desk.acting > 0 or now - desk.acted_at < DESKTOP_GRACE):
+        return "desktop"
+    return None
+
 
 def page_event(state: BridgeState, inst: Instance, msg: EventMsg) -> bool:
-    """Apply an event from the page. False if it answers a question that is not open on this page.
+    """Apply an event from the page. False if it answers a question that is not open on this page, or if it is the
+    human's word (an answer, a recording) arriving while the bridge itself was sending input (then it was not).
 
     Everything here came over the page channel, so its inbox item is `from: page` whatever its data says: the
     app's own scripts share the world of the in-page panel and can send any of these."""
     page_id = f"{inst.id}/host"
+    if msg.kind in HUMANS_WORD:
+        route = bridge_input(state, inst)
+        if route is not None:
+            state.audit.human("refused", page_id, event=msg.kind, questionId=msg.questionId, code="bridge_input",
+                              why=f"the bridge was sending input ({route}): not the human's hand")
+            log.info("refused %s from %s: the bridge was sending input (%s)", msg.kind, page_id, route)
+            if msg.kind == "answer":  # the card comes back for the human once the bridge's input is over
+                state.background.spawn(_reshow_after_input(state, inst))
+            return False
     if msg.kind in ("recorded", "record_start", "record_stop"):  # a skill recording's (bridge/skills/recording.py)
         return state.skills is not None and state.skills.on_event(inst, msg)
     if msg.kind == "answer":
@@ -27,7 +63,7 @@ def page_event(state: BridgeState, inst: Instance, msg: EventMsg) -> bool:
             return state.shared.forward_answer(msg.questionId or "", answer, "page", inst.id)
         if q.kind != "consent":
             state.inbox.add("answer", f"{q.text} → {_short(q.answer)}", page_id,
-                        {"questionId": q.id, "answer": q.answer, "via": "page"}, source="page")
+                            {"questionId": q.id, "answer": q.answer, "via": "page"}, source="page")
         return True
     data = _mapped(dict(msg.data))
     if msg.kind == "open_file":
@@ -35,6 +71,14 @@ def page_event(state: BridgeState, inst: Instance, msg: EventMsg) -> bool:
         data.update(state.open_file.request_from_page(inst, data))
     state.inbox.add(msg.kind, msg.text or _short(data), page_id, data, source="page")
     return True
+
+
+async def _reshow_after_input(state: BridgeState, inst: Instance) -> None:
+    for _ in range(100):  # bounded: the bridge's input ends within its own timeouts
+        if bridge_input(state, inst) is None:
+            break
+        await asyncio.sleep(ACT_GRACE)
+    state.asking.reshow(inst)
 
 
 def _mapped(value: Any) -> Any:

@@ -25,6 +25,8 @@ class Question:
     via: str | None = None
     #: Only the cockpit may answer it (a page's own scripts could answer anything shown in the page).
     human_only: bool = False
+    #: Who asked: the agent (user_ask, consent) or a page (open_file).
+    asker: str = "agent"
     #: The agent stopped waiting and got a ticket: the answer goes to its inbox (the human is not blocking it).
     ticketed: bool = False
     future: asyncio.Future[Any] = field(default_factory=lambda: asyncio.get_running_loop().create_future(), repr=False)

@@ -156,7 +156,9 @@ class WaitParams(Params):
     selector: Selector = None
     ref: Ref = None
     url: Annotated[Target | None, Field(description="URL contains.")] = None
-    networkIdle: Annotated[bool, Field(description="No fetch/XHR for 500 ms.")] = False
+    networkIdle: Annotated[bool, Field(description="Nothing in flight for 500 ms.")] = False
+    #: A failed update answers [update_failed] with its error at file:line (bridge/tools/page_dev.py).
+    update: Annotated[int | None, Field(ge=0, description="Next hot update or reload after this `updates`.")] = None
     state: Literal["visible", "hidden", "enabled"] = "visible"
     #: The document's load (or DOMContentLoaded), then a quiet DOM (no mutation for 100 ms, at most 1 s).
     loadState: Literal["load", "domcontentloaded"] | None = None
@@ -374,6 +376,8 @@ class NetworkRow(_Result):
     ms: float | None = None
     size: int | None = None
     error: str | None = None
+    #: In flight: no answer yet, or the app is reading its body. (A WebSocket or EventSource that is open also has
+    #: `open: true`, left out of the schema: it is not in flight.)
     pending: bool | None = None
 
 

@@ -203,7 +203,15 @@ class Dispatcher:
         own = wire.get("timeout") if command == "wait" else None
         limit = float(own) if isinstance(own, (int, float)) and 0 < own < timeout else timeout
         async with reporting(f"page {target.page_id} to finish '{command}'", limit):
-            return await self._call(target, command, wire, timeout)
+            if command != "act" or wire.get("dryRun") is True or wire.get("trusted") is False:
+                return await self._call(target, command, wire, timeout)
+            inst = target.inst  # an act may send trusted input (the extension's): marked for bridge/human/events.py
+            inst.bridge_input += 1
+            try:
+                return await self._call(target, command, wire, timeout)
+            finally:
+                inst.bridge_input -= 1
+                inst.bridge_input_at = time.monotonic()
 
     async def _call(self, target: Target, command: str, params: dict[str, Any],
                     timeout: float) -> tuple[Target, Any]:

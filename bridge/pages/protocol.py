@@ -60,6 +60,32 @@ class FrameInfo(_Msg):
     ready: bool = True
 
 
+class DevError(_Msg):
+    """Why the dev server's last hot update failed (a syntax error in the edited file, a module that no longer
+    resolves): its message, and where, in the written file (1-based line and column) when the dev server said."""
+
+    message: Annotated[str, Field(max_length=4000)] = ""
+    file: Short | None = None
+    line: Annotated[int, Field(ge=0)] | None = None
+    column: Annotated[int, Field(ge=0)] | None = None
+
+
+class DevInfo(_Msg):
+    """The dev server's hot updates in one tab, counted across its documents: a reload (or navigation) of a tab that
+    has a dev server counts as one too, so one count waits for either."""
+
+    #: Which dev server's client the page hooked (vite, webpack).
+    server: Annotated[str, Field(max_length=32)] = ""
+    #: Updates applied or failed so far: a cursor for page_wait {update: true}.
+    updates: Annotated[int, Field(ge=0)] = 0
+    #: When the last one came (epoch ms).
+    updatedAt: Annotated[int, Field(ge=0)] | None = None
+    #: The last one failed: why (None when it applied).
+    error: DevError | None = None
+    #: The last count was a new document of the tab (a reload or navigation), not a hot update.
+    reloaded: bool = False
+
+
 class RegisterRequest(_Msg):
     """POST /bridge/register, and the first message on a WebSocket."""
 
@@ -78,6 +104,10 @@ class RegisterRequest(_Msg):
     complete: bool = True
     #: This document's identity (random, made at its boot): a navigation's new document registers with another.
     doc: Annotated[str, Field(max_length=64)] | None = None
+    #: The how-manieth document of this tab this is (1 at its first load; a reload or same-origin navigation adds 1).
+    generation: Annotated[int, Field(ge=0)] | None = None
+    #: Its dev server's hot updates so far (None: no dev server client seen yet).
+    dev: DevInfo | None = None
 
 
 class ErrorInfo(_Msg):
@@ -191,7 +221,14 @@ class ToolsMsg(_Msg):
     total: int = Field(0, ge=0)
 
 
-UP_MESSAGES = (ResultMsg, FramesMsg, ByeMsg, LeavingMsg, EventMsg, ToolsMsg)
+class DevMsg(_Msg):
+    """The dev server applied a hot update in the page, or one failed (the tab's count goes up either way)."""
+
+    type: Literal["dev"]
+    dev: DevInfo
+
+
+UP_MESSAGES = (ResultMsg, FramesMsg, ByeMsg, LeavingMsg, EventMsg, ToolsMsg, DevMsg)
 UpMessage = Annotated[Union[UP_MESSAGES], Field(discriminator="type")]  # type: ignore[valid-type]
 _up = TypeAdapter(UpMessage)
 
@@ -251,7 +288,7 @@ DownMessage = Union[RegisterReply, ExecFrame, PingFrame, AckFrame, CancelFrame]
 
 #: What the client's JSDoc types mirror (bridge/gen/js_types.py writes them into inject/command_types.js): what a page
 #: sends, and what it receives.
-UP_MODELS = (FrameInfo, RegisterRequest, ErrorInfo, *UP_MESSAGES)
+UP_MODELS = (FrameInfo, DevError, DevInfo, RegisterRequest, ErrorInfo, *UP_MESSAGES)
 DOWN_MODELS = (RegisterReply, ExecFrame, PingFrame, AckFrame, CancelFrame)
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 from urllib.parse import urlsplit
 
-from bridge.pages.protocol import INSTANCE_ID_RE, PAGE_ID_RE, FrameInfo, RegisterRequest
+from bridge.pages.protocol import INSTANCE_ID_RE, PAGE_ID_RE, DevInfo, FrameInfo, RegisterRequest
 
 log = logging.getLogger("bridge.pages.registry")
 
@@ -78,11 +78,20 @@ class Instance:
     leaving_since: float | None = None
     #: The document that registered last under this id (its own random id; None for a client that sends none).
     doc: str | None = None
+    #: The how-manieth document of the tab registered last (reloads and same-origin navigations count; 0: the
+    #: client did not say).
+    generation: int = 0
+    #: Its dev server's hot updates, counted across the tab's documents (None: no dev server client seen).
+    dev: DevInfo | None = None
     #: The eventIds of the page's latest events, oldest first: a retried event is taken once (bounded).
     events_seen: dict[str, None] = field(default_factory=dict, repr=False)
     #: The WebMCP tools its document registered (bridge/pages/webmcp.py Catalog; None: it never said), gone with the
     #: page.
     webmcp: Any = field(default=None, repr=False)
+    #: The bridge's own acts under way in this tab (their input may be trusted: the extension's), and when
+    #: (monotonic) the last one ended: a page's answer meanwhile is not a human's (bridge/human/events.py).
+    bridge_input: int = field(default=0, repr=False)
+    bridge_input_at: float = field(default=0.0, repr=False)
 
     @property
     def live(self) -> bool:
@@ -304,6 +313,9 @@ class Registry:
 
     def _describe(self, inst: Instance, req: RegisterRequest) -> Instance:
         inst.url, inst.title, inst.attach, inst.doc = req.url, req.title, req.attach, req.doc
+        inst.generation = req.generation or 0
+        if req.dev is not None:
+            inst.dev = req.dev
         inst.leaving_since = None
         inst.origin = inst.verified_origin or req.origin
         inst.frames = {f.frameId: f for f in req.frames}
@@ -365,6 +377,13 @@ class Registry:
         inst.state = "unloading" if inst.conn is not None else "reconnecting"
         inst.left_to, inst.left_at = to, time.monotonic()
         inst.since = time.monotonic()
+        inst.notify()
+        self._changed(inst)
+
+    def dev_update(self, inst: Instance, dev: DevInfo) -> None:
+        """The page's dev server applied a hot update, or one failed: waiters (page_wait update) are woken."""
+        inst.dev = dev
+        inst.touch()
         inst.notify()
         self._changed(inst)
 
@@ -453,13 +472,38 @@ class Registry:
             }
             rows.append({"pageId": f"{inst.id}/host", "url": inst.url, "title": inst.title,
                          "origin": inst.verified_origin or inst.origin, "verified": bool(inst.verified_origin),
-                         "parent": None, "crossOrigin": False, **base})
+                         "parent": None, "crossOrigin": False, **base, **document_info(inst)})
             for fid, f in inst.frames.items():
                 if fid == "host":
                     continue
                 rows.append({"pageId": f"{inst.id}/{fid}", "url": f.url, "title": f.title, "origin": f.origin,
                              "parent": f"{inst.id}/{f.parent or 'host'}", "crossOrigin": f.crossOrigin, **base})
         return rows
+
+
+def document_info(inst: Instance) -> dict[str, Any]:
+    """What page_list and every page answer say of the tab's document: its generation (reloads and same-origin
+    navigations), and its dev server's hot updates (how many, when the last came, why it failed) when it has one."""
+    out: dict[str, Any] = {"generation": inst.generation} if inst.generation else {}
+    if inst.dev is not None:
+        out["updates"] = inst.dev.updates
+        if inst.dev.updatedAt is not None:
+            out["updatedAt"] = inst.dev.updatedAt
+        if inst.dev.error is not None:
+            out["updateError"] = dev_error_text(inst.dev)
+    return out
+
+
+def dev_error_text(dev: DevInfo) -> str:
+    """A failed update in one line: its message (first line) at file:line:column."""
+    err = dev.error
+    if err is None:
+        return ""
+    where = ":".join(str(p) for p in (err.file, err.line, err.column) if p not in (None, ""))
+    lines = [ln.strip() for ln in err.message.splitlines() if ln.strip()]
+    # "Transform failed with 1 error:" says nothing the next line does not: take the first line that names the error
+    first = next((ln for ln in lines if not re.match(r"(?i)(transform|build) failed with \d+ errors?:?$", ln)), "")[:300]
+    return f"{first} at {where}" if where else first
 
 
 def list_key(inst: Instance) -> tuple[int, int, int]:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from bridge.pages import protocol
 from bridge.human import page_event
-from bridge.pages.protocol import ByeMsg, EventMsg, FramesMsg, LeavingMsg, ResultMsg, ToolsMsg
+from bridge.pages.protocol import ByeMsg, DevMsg, EventMsg, FramesMsg, LeavingMsg, ResultMsg, ToolsMsg
 from bridge.pages.registry import Instance, OriginMismatch, claimed_url_ok
 
 if TYPE_CHECKING:
@@ -33,6 +33,8 @@ def handle_up(state: BridgeState, inst: Instance, msg: protocol.UpMessage) -> bo
         state.registry.leaving(inst, not msg.stayed)
     elif isinstance(msg, ToolsMsg):
         state.webtools.update(inst, msg.tools, msg.total)
+    elif isinstance(msg, DevMsg):
+        state.registry.dev_update(inst, msg.dev)
     elif isinstance(msg, EventMsg):
         if msg.eventId is not None and not inst.first_sight(msg.eventId):
             log.debug("page %s sent event %s again; acknowledged and ignored", inst.id, msg.eventId)

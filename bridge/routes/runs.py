@@ -1,6 +1,9 @@
 """The runs API (bearer token as /mcp; Host/Origin checked like every route; errors in the one JSON shape):
 POST /v1/runs, GET /v1/runs, GET /v1/runs/{id}, GET /v1/runs/{id}/events (SSE, replayable from Last-Event-ID),
-POST /v1/runs/{id}/cancel, POST /v1/runs/{id}/resume (the takeover's answer)."""
+POST /v1/runs/{id}/cancel, POST /v1/runs/{id}/resume (the takeover's answer).
+
+The token is the agent's: with it alone a run's `allow` can only narrow what the human granted, and a takeover is
+not answered (403 human_only). The human's terminal adds its human key (bridge/server/principals.py)."""
 
 from __future__ import annotations
 
@@ -17,12 +20,15 @@ from bridge.runs.budgets import RunRequest
 from bridge.runs.runs import Run
 from bridge.runs.takeover import ACTIONS
 from bridge.errors import BridgeError
-from bridge.server.http import HTTPError, error_response, read_json_object
+from bridge.server.http import HTTPError, error_response, parse_count, read_json_object
 from bridge.pages.protocol import explain
+from bridge.server.principals import AGENT, HUMAN_VIA, human_only, who
 from bridge.server.security import bearer_ok
 
 MAX_BODY = 64 * 1024
 MAX_NOTE = 4000
+#: The largest event sequence number a cursor may name (a run keeps far fewer events).
+MAX_SEQ = 10**15
 
 
 def _guarded(handler: Callable[[Request], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:
@@ -42,17 +48,18 @@ async def json_body(request: Request) -> dict[str, Any]:
     return await read_json_object(request, MAX_BODY)
 
 
-def start(agent: Any, data: dict[str, Any]) -> Run:
-    """Parse a run request and start it (HTTPError for bad input or no model)."""
+def start(agent: Any, data: dict[str, Any], by: str = AGENT) -> Run:
+    """Parse a run request and start it for `by` (HTTPError for bad input, no model, or an agent's `allow` beyond
+    the human's grant)."""
     try:
         request = RunRequest.model_validate(data)
     except ValidationError as exc:
         raise HTTPError(400, "invalid_request", f"{explain(exc)}. Send {{task, model?, model_url?, model_key?, budgets?, dryrun?, allow?}}.") \
             from None
     try:
-        return agent.start_run(request)
+        return agent.start_run(request, by)
     except BridgeError as exc:
-        raise HTTPError(422, exc.code, str(exc).split("] ", 1)[-1]) from None
+        raise HTTPError(403 if exc.code == "human_only" else 422, exc.code, str(exc).split("] ", 1)[-1]) from None
 
 
 def find(agent: Any, run_id: str) -> Run:
@@ -64,7 +71,9 @@ def find(agent: Any, run_id: str) -> Run:
 
 
 def answer(run: Run, data: dict[str, Any], via: str) -> dict[str, Any]:
-    """The takeover's answer: {action: resume|skip|abort, note?}."""
+    """The takeover's answer: {action: resume|skip|abort, note?}, given by the human at `via` (cockpit, terminal)."""
+    if via not in HUMAN_VIA:
+        raise human_only("Answering a takeover (the run waits for the human)")
     action, note = data.get("action", "resume"), data.get("note", "")
     if action not in ACTIONS:
         raise HTTPError(400, "invalid_request", f"action must be one of {', '.join(ACTIONS)}, got {action!r}.")
@@ -81,7 +90,7 @@ def answer(run: Run, data: dict[str, Any], via: str) -> dict[str, Any]:
 
 
 async def create(request: Request) -> Response:
-    run = start(request.app.state.agent, await json_body(request))
+    run = start(request.app.state.agent, await json_body(request), who(request.headers, request.app.state.human_key))
     return JSONResponse({"id": run.id, "state": run.state, "trace": str(run.trace_path or "")}, status_code=201)
 
 
@@ -102,7 +111,7 @@ async def cancel(request: Request) -> Response:
 
 async def resume(request: Request) -> Response:
     run = find(request.app.state.agent, request.path_params["id"])
-    return JSONResponse(answer(run, await json_body(request), "api"))
+    return JSONResponse(answer(run, await json_body(request), who(request.headers, request.app.state.human_key)))
 
 
 def sse(run: Run, after: int) -> StreamingResponse:
@@ -116,10 +125,12 @@ def sse(run: Run, after: int) -> StreamingResponse:
 
 
 def last_event(request: Request) -> int:
-    raw = request.headers.get("last-event-id") or request.query_params.get("after") or "0"
-    if not raw.isdigit():
-        raise HTTPError(400, "invalid_request", "Last-Event-ID (or ?after=) must be an event's sequence number.")
-    return int(raw)
+    """The cursor: Last-Event-ID, else ?after= (an event's sequence number; 400 for anything else)."""
+    header = request.headers.get("last-event-id")
+    if header:
+        return parse_count(header, "Last-Event-ID (an event's sequence number)", MAX_SEQ, code="invalid_request")
+    return parse_count(request.query_params.get("after"), "?after= (an event's sequence number)", MAX_SEQ,
+                       code="invalid_request")
 
 
 async def events(request: Request) -> Response:

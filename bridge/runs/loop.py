@@ -86,7 +86,7 @@ class Loop:
         run = self.run
         run.emit("run_start", task=run.request.task, model=self.model.name,
                  endpoint=getattr(self.model, "endpoint", None), dryrun=run.request.dryrun,
-                 allow=self.allow, limits=self.limits.model_dump(), trace=str(run.trace_path or ""))
+                 allow=self.allow, by=run.by, limits=self.limits.model_dump(), trace=str(run.trace_path or ""))
         try:
             async with asyncio.timeout(self.limits.seconds):
                 await self._phases()

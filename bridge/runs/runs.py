@@ -53,6 +53,8 @@ class Run:
         #: The open pause_for_human, if any (bridge.runs.takeover.Takeover).
         self.takeover: Any = None
         self.task: asyncio.Task[None] | None = None
+        #: Who started it (bridge/server/principals.py): the agent (the MCP token), the cockpit or the terminal.
+        self.by = "agent"
 
     @property
     def over(self) -> bool:

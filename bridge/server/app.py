@@ -20,6 +20,7 @@ from bridge.runs.service import Agent
 from bridge.audit import watching_agent
 from bridge.server.http import error_response
 from bridge.server.mcp_server import build_server, http_app
+from bridge.server.principals import load_or_create_key
 from bridge.pages.registry import Registry
 from bridge.cockpit import routes as cockpit
 from bridge.cockpit import runs as cockpit_runs
@@ -88,6 +89,9 @@ def create_app(settings: Settings, token: str | None) -> Starlette:
     app.state.policy = policy
     app.state.agent = agent
     app.state.token = token
+    #: The human's key for their terminal (bridge/server/principals.py): never the token, never shown to an MCP client.
+    app.state.human_key = load_or_create_key(settings.config_dir)
+    state.audit.secrets.add(app.state.human_key)
     app.state.cockpit_key = cockpit.new_key()  # the cockpit's cookie value, new each process
     app.state.started = time.time()
     return app

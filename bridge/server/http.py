@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import math
+import re
 from typing import Any
 
 from starlette.requests import ClientDisconnect, Request
@@ -20,11 +22,40 @@ def error_response(status: int, code: str, message: str, headers: dict[str, str]
     return JSONResponse({"error": {"code": code, "message": message}}, status_code=status, headers=headers)
 
 
+#: A count as a query or header carries it: ASCII digits only (`str.isdigit` also takes '²' and '٣', which `int`
+#: refuses or reads), and few enough of them that `int` never meets its 4300-digit limit.
+_COUNT = re.compile(r"[0-9]{1,18}")
+#: Seconds: a plain decimal (no exponent, no inf/nan).
+_SECONDS = re.compile(r"[0-9]{1,9}(?:\.[0-9]{1,9})?")
+
+
+def parse_count(raw: str | None, name: str, maximum: int, default: int = 0, code: str = "bad_request") -> int:
+    """A whole number from 0 to `maximum` from a query parameter or header (None or empty: `default`); anything
+    else is HTTPError 400 naming `name` and the bounds."""
+    if raw is None or raw == "":
+        return default
+    if _COUNT.fullmatch(raw) is None or int(raw) > maximum:
+        raise HTTPError(400, code, f"{name} must be a whole number from 0 to {maximum} (ASCII digits), got "
+                                   f"{raw[:24]!r}{'…' if len(raw) > 24 else ''}.")
+    return int(raw)
+
+
+def parse_seconds(raw: str | None, name: str, maximum: float, default: float = 0.0, code: str = "bad_request") -> float:
+    """Seconds from 0 to `maximum` (a plain decimal) from a query parameter or header; else HTTPError 400."""
+    if raw is None or raw == "":
+        return default
+    value = float(raw) if _SECONDS.fullmatch(raw) else math.nan
+    if not 0 <= value <= maximum:
+        raise HTTPError(400, code, f"{name} must be seconds from 0 to {maximum:g} (like 2 or 0.5), got "
+                                   f"{raw[:24]!r}{'…' if len(raw) > 24 else ''}.")
+    return value
+
+
 async def read_body(request: Request, limit: int) -> bytes:
     """The request body, or HTTPError(413) as soon as it is over `limit` bytes."""
     declared = request.headers.get("content-length")
     if declared is not None:
-        if not declared.isdigit():
+        if _COUNT.fullmatch(declared) is None:
             raise HTTPError(400, "bad_request", "Content-Length is not a number.")
         if int(declared) > limit:
             raise HTTPError(413, "body_too_large", f"Body of {declared} bytes is over the {limit}-byte limit.")

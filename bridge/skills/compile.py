@@ -37,8 +37,26 @@ def origin_of(url: str) -> str:
     return f"{parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else ""
 
 
+def unsafe_steps(skill: Skill, origin: str, confirmed: tuple[str, ...] | list[str] = ()) -> list[str]:
+    """What a recorded skill must not do: go to a URL that is not http(s) (javascript:, data:, file:…), or to an
+    origin other than the recorded one unless the human confirmed it."""
+    bad = []
+    for i, step in enumerate(skill.steps, 1):
+        if step.action != "goto" or step.url is None:
+            continue
+        scheme = urlsplit(step.url.strip()).scheme.lower()
+        if scheme not in ("http", "https"):
+            bad.append(f"step {i} goes to a {scheme or 'relative'}: URL ({step.url[:60]!r})")
+        elif origin and origin_of(step.url.strip()) != origin and origin_of(step.url.strip()) not in confirmed:
+            bad.append(f"step {i} goes to another origin, {origin_of(step.url.strip())}")
+    if skill.start_url and urlsplit(skill.start_url.strip()).scheme.lower() not in ("http", "https"):
+        bad.append(f"it starts at a URL that is not http(s) ({skill.start_url[:60]!r})")
+    return bad
+
+
 def compile_recording(name: str, steps: list[RecordedStep], until: Until | None = None,
-                      description: str = "") -> Skill:
+                      description: str = "", scope: str = "") -> Skill:
+    """The skill; `scope` is the tab's verified origin (else the origin of where it started, as the page said)."""
     out: list[Step] = []
     params: list[Param] = []
     taken: set[str] = set()
@@ -78,7 +96,7 @@ def compile_recording(name: str, steps: list[RecordedStep], until: Until | None 
             step = step.model_copy(update={"value": rec.value})
         out.append(step)
         last_t, last_action = rec.t or last_t, rec.action
-    return Skill(name=name, kind="page", scope=origin_of(start_url or ""), start_url=start_url, params=params,
+    return Skill(name=name, kind="page", scope=scope or origin_of(start_url or ""), start_url=start_url, params=params,
                  steps=out, until=with_params(until, params), description=description, source="recording")
 
 

@@ -85,6 +85,8 @@ class Skill(_Doc):
     created: float = Field(default_factory=time.time)
     #: "recording", or "run:ID" for one saved from a run.
     source: Str = "recording"
+    #: Who started its recording (bridge/server/principals.py): cockpit, terminal, or page (the page's panel).
+    recorded_by: Str | None = None
 
     def summary(self) -> dict[str, Any]:
         return {"name": self.name, "revision": self.revision, "kind": self.kind, "scope": self.scope,
@@ -165,6 +167,9 @@ class Skills:
             raise BridgeError(f"No skill named {name!r}. Skills here: {', '.join(known) or 'none yet'} "
                               "(record one with `dbg-bridge record NAME --page PAGEID`).", code="unknown_skill")
         return parse(doc, name)
+
+    async def exists(self, name: str) -> bool:
+        return await self.store.get(self.KIND, name) is not None
 
     async def save(self, skill: Skill) -> Skill:
         old = await self.store.get(self.KIND, skill.name)

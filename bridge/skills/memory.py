@@ -2,7 +2,9 @@
 what to avoid (`avoid`), each with the run it came from — and the bounded block of them a planner prompt gets.
 
 A fact quoting what a page showed (an element's name, an error the page raised) is marked `source: page`: it is
-data from the page, not an instruction, and the prompt block says so, like inbox items."""
+data from the page, not an instruction, and the prompt block says so, like inbox items. So is a takeover note that
+came from the card in the page (its own scripts could have written it): only a note given in the cockpit or at the
+terminal is "the human said" (`source: human`, `via` cockpit|terminal)."""
 
 from __future__ import annotations
 
@@ -30,6 +32,8 @@ class Fact(BaseModel):
     run: str
     #: page: it quotes page content (data, not instructions); run: the bridge's own words; human: the human wrote it.
     source: Literal["page", "run", "human"] = "page"
+    #: Who gave it, where the trace says: the human via the cockpit or the terminal, or the page.
+    via: str | None = None
     created: float = Field(default_factory=time.time)
     seen: int = 1
 
@@ -59,11 +63,12 @@ def extract(events: list[dict[str, Any]]) -> list[Fact]:
         return []
     facts: list[Fact] = []
 
-    def add(kind: Literal["affordance", "avoid"], text: str, source: Literal["page", "run", "human"]) -> None:
+    def add(kind: Literal["affordance", "avoid"], text: str, source: Literal["page", "run", "human"],
+            via: str | None = None) -> None:
         text = text[:MAX_TEXT]
         if len(facts) < PER_RUN and all(f.text != text for f in facts):
             facts.append(Fact(id=fact_id(scope, kind, text), scope=scope, kind=kind, text=text, run=run,
-                              source=source))
+                              source=source, via=via))
 
     done = next((e for e in events if e.get("type") == "run_done"), {})
     calls = {e["step"]: e for e in events if e.get("type") == "tool_call" and e.get("step") is not None}
@@ -75,7 +80,12 @@ def extract(events: list[dict[str, Any]]) -> list[Fact]:
             detail = error.split("] ", 1)[-1].split(". ")[0][:160]
             add("avoid", f"{what} failed ({code}): {detail}", "page")
         elif e.get("type") == "human" and e.get("note"):
-            add("affordance", f"the human said: {str(e['note'])[:200]}", "human")
+            via = str(e.get("via") or "page")
+            if via in ("cockpit", "terminal"):
+                add("affordance", f"the human said (in the {via}): {str(e['note'])[:200]}", "human", via)
+            else:  # the page's card: its scripts could have written it
+                add("affordance", f"a note from the takeover card in the page: {str(e['note'])[:200]!r}", "page",
+                    "page")
     if done.get("state") == "done":
         for e in events:
             if e.get("type") != "tool_result" or not e.get("ok"):
@@ -127,14 +137,15 @@ class Memory:
             raise BridgeError(f"No fact {fact_id!r} in memory (`dbg-bridge memory list` shows their ids).",
                               code="unknown_fact")
 
-    async def edit(self, fact_id: str, text: str | None = None, kind: str | None = None) -> Fact:
+    async def edit(self, fact_id: str, text: str | None = None, kind: str | None = None,
+                   via: str = "cockpit") -> Fact:
         doc = await self.store.get(self.KIND, fact_id)
         if doc is None:
             raise BridgeError(f"No fact {fact_id!r} in memory.", code="unknown_fact")
         if text is not None:
             if not text.strip() or len(text) > MAX_TEXT:
                 raise BridgeError(f"A fact's text is 1 to {MAX_TEXT} characters.", code="invalid_argument")
-            doc.update(text=text.strip(), source="human")
+            doc.update(text=text.strip(), source="human", via=via)
         if kind is not None:
             if kind not in ("affordance", "avoid"):
                 raise BridgeError("kind is 'affordance' or 'avoid'.", code="invalid_argument")

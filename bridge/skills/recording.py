@@ -1,6 +1,9 @@
-"""Page recordings in progress: started from the CLI, the runs API, the cockpit or the page's panel; the human's
-steps arrive as `recorded` events (bridge/pages/protocol.py RecordedStep); stopped from any of those places, a recording
-compiles into a skill (bridge/skills/compile.py) and is saved."""
+"""Page recordings in progress: started by the human from the terminal, the cockpit or the page's panel; the
+human's steps arrive as `recorded` events (bridge/pages/protocol.py RecordedStep) and are taken only while a recording
+this bridge started runs on that tab; stopped, a recording compiles into a skill (bridge/skills/compile.py)
+scoped to the tab's verified origin, its steps are checked (goto only to http(s) URLs on that origin unless the human
+confirmed another), and it is saved. One the page's panel started never saves over an existing skill (the page's
+own scripts could have started it): record over one from the cockpit or the terminal."""
 
 from __future__ import annotations
 
@@ -10,7 +13,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from bridge.skills.compile import compile_recording
+from bridge.skills.compile import compile_recording, unsafe_steps
 from bridge.skills.format import Skill, Skills, Until, check_name
 from bridge.errors import BridgeError, PageGone
 from bridge.pages.protocol import RecordedStep
@@ -31,6 +34,11 @@ class Recording:
     steps: list[RecordedStep] = field(default_factory=list)
     seen: set[int] = field(default_factory=set)
     state: str = "recording"  # → saved | failed
+    #: Who started it (bridge/server/principals.py: cockpit, terminal, page) and the tab's verified origin then.
+    by: str = "terminal"
+    origin: str = ""
+    #: The human confirmed it replaces an existing skill of that name.
+    overwrite: bool = False
     skill: Skill | None = None
     error: str | None = None
     #: Set (and replaced) on every change: a long poll waits on it.
@@ -42,7 +50,7 @@ class Recording:
 
     def view(self, since: int = 0) -> dict[str, Any]:
         out: dict[str, Any] = {"name": self.name, "pageId": f"{self.instance}/host", "state": self.state,
-                               "steps": len(self.steps),
+                               "steps": len(self.steps), "by": self.by, "origin": self.origin,
                                "recent": [describe(s) for s in self.steps[since:]][:200]}
         if self.skill is not None:
             out["skill"] = self.skill.summary()
@@ -80,10 +88,18 @@ class Recordings:
                               "--page PAGEID`.", code="unknown_recording")
         return rec
 
-    async def start(self, page: Page, name: str) -> Recording:
+    async def start(self, page: Page, name: str, by: str = "terminal", overwrite: bool = False) -> Recording:
+        """Start recording the human in `page`'s tab, for `by`. Over an existing skill only with `overwrite`, the
+        human's confirmation (the cockpit asks; `dbg-bridge record --overwrite`); never for the page's panel."""
         check_name(name)
         tab = page.tab
-        instance = tab.target.inst.id
+        inst = tab.target.inst
+        instance = inst.id
+        if (by == "page" or not overwrite) and await self.skills.exists(name):
+            how = ("a recording the page started does not replace it: record over it from the cockpit or the "
+                   "terminal" if by == "page" else "confirm replacing it (the cockpit asks; at the terminal "
+                   f"`dbg-bridge record {name} --overwrite`)")
+            raise BridgeError(f"A skill named {name!r} exists; {how}, or pick another name.", code="skill_exists")
         running = self.active_on(instance)
         if running is not None:
             raise BridgeError(f"Tab {instance} is already recording {running.name!r}: stop that one first.",
@@ -91,7 +107,8 @@ class Recordings:
         if name in self.by_name and self.by_name[name].state == "recording":
             raise BridgeError(f"A recording named {name!r} is already running on tab {self.by_name[name].instance}.",
                               code="already_recording")
-        rec = Recording(name, instance)
+        rec = Recording(name, instance, by=by, origin=inst.verified_origin or inst.origin,
+                        overwrite=overwrite and by != "page")
         self.by_name[name] = rec
         try:
             await tab.call("record", {"on": True, "name": name}, 10)
@@ -100,21 +117,25 @@ class Recordings:
             raise
         return rec
 
-    def take(self, instance: str, step: RecordedStep) -> None:
-        """A step the page sent (a reloaded page sends its last ones again: each `seq` is taken once)."""
+    def take(self, instance: str, step: RecordedStep) -> bool:
+        """A step the page sent (a reloaded page sends its last ones again: each `seq` is taken once). False (refused)
+        when no recording runs on that tab."""
         rec = self.active_on(instance)
         if rec is None:
-            log.debug("tab %s sent a recorded step with no recording on; ignored", instance)
-            return
+            log.info("tab %s sent a recorded step with no recording on; refused", instance)
+            return False
         if step.seq in rec.seen or len(rec.steps) >= MAX_STEPS:
-            return
+            return True
         rec.seen.add(step.seq)
         rec.steps.append(step)
         rec.steps.sort(key=lambda s: s.seq)
         rec.touch()
+        return True
 
-    async def stop(self, name: str, until: Until | None, *, page_stopped: bool = False) -> Recording:
-        """Stop, compile and save. The page is told to stop unless it stopped itself (its panel's Stop)."""
+    async def stop(self, name: str, until: Until | None, *, page_stopped: bool = False,
+                   confirmed: tuple[str, ...] = ()) -> Recording:
+        """Stop, compile, check and save. The page is told to stop unless it stopped itself (its panel's Stop).
+        `confirmed`: other origins the human confirmed goto steps may go to (cockpit, terminal)."""
         rec = self.get(name)
         if rec.state != "recording":
             return rec
@@ -128,7 +149,18 @@ class Recordings:
                                               "recorded. Record again and act in the page itself.")
             rec.touch()
             return rec
-        rec.skill = await self.skills.save(compile_recording(name, rec.steps, until))
+        skill = compile_recording(name, rec.steps, until, scope=rec.origin)
+        bad = unsafe_steps(skill, rec.origin, confirmed)
+        if not bad and not rec.overwrite and await self.skills.exists(name):
+            bad = [f"a skill named {name!r} exists now, and replacing it was not confirmed"]
+        if bad:
+            rec.state = "failed"
+            rec.error = ("[skill_unsafe_step] Not saved: " + "; ".join(bad[:5]) + ". A skill goes only to http(s) "
+                         f"pages of {rec.origin or 'the recorded origin'} unless the human confirms another origin "
+                         "(cockpit, or `dbg-bridge record --confirm-origin`).")
+            rec.touch()
+            return rec
+        rec.skill = await self.skills.save(skill.model_copy(update={"recorded_by": rec.by}))
         rec.state = "saved"
         rec.touch()
         return rec

@@ -50,11 +50,15 @@ class SkillService:
     # ---- events from the page (bridge/human/events.py hands them here) -------------------------------------------
 
     def on_event(self, inst: Instance, msg: EventMsg) -> bool:
+        """A recording's event from the page's panel (a person's click there, or the page's own scripts: the bridge
+        cannot tell, so a page-started recording is scoped to the tab's verified origin and replaces no skill).
+        False: refused (a step, or a stop, with no recording running on that tab)."""
         if msg.kind == "recorded":
-            self.recordings.take(inst.id, msg.step())
-        elif msg.kind == "record_start":
+            return self.recordings.take(inst.id, msg.step())
+        if msg.kind == "record_start":
             name = str(msg.data.get("name") or msg.text)
-            self.state.background.spawn(self._logged(self.recordings.start(self.tab(inst.id), name),
+            self.state.audit.human("record", f"{inst.id}/host", action="start", name=name, via="page")
+            self.state.background.spawn(self._logged(self.recordings.start(self.tab(inst.id), name, by="page"),
                                                      f"start recording {name!r}"))
         elif msg.kind == "record_stop":
             rec = self.recordings.active_on(inst.id)
@@ -62,6 +66,7 @@ class SkillService:
                 return False
             raw = msg.data.get("until") if isinstance(msg.data.get("until"), dict) else None
             until = Until(text=str(raw.get("text"))[:4096]) if raw and raw.get("text") else None
+            self.state.audit.human("record", f"{inst.id}/host", action="stop", name=rec.name, via="page")
             self.state.background.spawn(self._logged(self.recordings.stop(rec.name, until, page_stopped=True),
                                                      f"save recording {rec.name!r}"))
         return True

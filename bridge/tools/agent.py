@@ -22,11 +22,13 @@ async def agent_run(
     dryrun: Annotated[bool, Field(description="Plan only.")] = False,
     maxSteps: Annotated[int | None, Field(ge=1, le=500)] = None,
     model: Annotated[str | None, Field(description="'client': your own model, by sampling.")] = None,
+    allow: Annotated[list[str] | None, Field(max_length=50, description="Narrow the human's --run-allow (never "
+                                                                          "widen it).")] = None,
     ctx: Context | None = None,
 ) -> dict[str, Any]:
     """Let the bridge's agent do a task (plan, act with the bridge's tools, verify); answers its end state, plan
     and trace. Cancelling this call cancels the run."""
-    run = start(agent, task, dryrun, maxSteps, model)
+    run = start(agent, task, dryrun, maxSteps, model, allow)
     steps = 0
     try:
         async for e in run.follow():
@@ -42,15 +44,16 @@ async def agent_run(
 
 
 def start(agent: Any, task: str, dryrun: bool = False, maxSteps: int | None = None,
-          model: str | None = None) -> Any:
+          model: str | None = None, allow: list[str] | None = None) -> Any:
     """Start the run an agent_run call asks for (also as an MCP task: bridge/tools/agent_tasks.py)."""
     if agent is None:
         raise BridgeError("The agent is not running in this bridge.", code="not_available")
     try:
-        request = RunRequest(task=task, dryrun=dryrun, model=model, budgets={"max_steps": maxSteps})
+        request = RunRequest(task=task, dryrun=dryrun, model=model, budgets={"max_steps": maxSteps},
+                             allow=allow or [])
     except ValidationError as exc:
         raise BridgeError(f"{explain(exc)}. Fix the arguments.", code="invalid_argument") from None
-    return agent.start_run(request)
+    return agent.start_run(request)  # the MCP token is the agent's: `allow` beyond the human's grant is human_only
 
 
 def outcome(run: Any) -> dict[str, Any]:

@@ -27,7 +27,7 @@ TASKS = "io.modelcontextprotocol/tasks"
 #: JSON-RPC error code for an unknown task (invalid params).
 INVALID_PARAMS = -32602
 #: The arguments agent_run takes (the rest is refused, as over the blocking call).
-ARGUMENTS = ("task", "dryrun", "maxSteps", "model")
+ARGUMENTS = ("task", "dryrun", "maxSteps", "model", "allow")
 #: Milliseconds between polls a client is asked to keep.
 POLL_MS = 1000
 #: What the human's answer to a takeover elicitation may say.
@@ -80,7 +80,7 @@ class RunTasks(Extension):
             if not isinstance(args.get("task"), str):
                 raise BridgeError("agent_run.task: a string is required.", code="invalid_argument")
             run = agent_tool.start(self.state.agent, args["task"], bool(args.get("dryrun", False)),
-                                   args.get("maxSteps"), args.get("model"))
+                                   args.get("maxSteps"), args.get("model"), args.get("allow"))
         except BridgeError as exc:
             self.state.audit.tool_call("agent_run", args, (time.perf_counter() - started) * 1000, error=exc)
             return error_result(exc)

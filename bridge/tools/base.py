@@ -19,6 +19,7 @@ from mcp.server.mcpserver import Context
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 
 from bridge.errors import BridgeError
+from bridge.pages.registry import document_info
 from bridge.server.agents import identity
 from bridge.server.progress import REQUEST
 from bridge.tools import flatten
@@ -130,6 +131,8 @@ class Tool:
                 return error_result(err)
             finally:
                 REQUEST.reset(request)
+            if takes_page and isinstance(value, dict) and "pageId" in value:
+                value = with_document(first, value)
             state.audit.tool_call(name, kwargs, (time.perf_counter() - started) * 1000, value=value)
             return as_result(value)
 
@@ -140,6 +143,17 @@ class Tool:
         bound.__annotations__ = {**{p.name: p.annotation for p in params}, "ctx": Context, "return": CallToolResult}
         del bound.__wrapped__  # type: ignore[attr-defined]
         return bound
+
+
+def with_document(page: Page, value: dict[str, Any]) -> dict[str, Any]:
+    """A page answer with its tab's document generation and dev-server updates right after its pageId (as the page
+    stands when the answer leaves: an act that reloaded it says so)."""
+    info = document_info(page.target.inst)
+    if not info:
+        return value
+    out: dict[str, Any] = {"pageId": value["pageId"], **info}
+    out.update((k, v) for k, v in value.items() if k not in out)
+    return out
 
 
 def error_result(exc: BridgeError) -> CallToolResult:

@@ -17,7 +17,7 @@ from bridge.pages import sourcemap
 from bridge.pages import commands as m
 from bridge.pages.commands import COMMANDS
 from bridge.state import BridgeState
-from bridge.tools import page_desktop, page_upload
+from bridge.tools import page_desktop, page_dev, page_upload
 from bridge.tools.base import Tool, acting, read_only
 from bridge.tools.outputs import obj, of_page
 from bridge.tools.page_handle import Page
@@ -184,10 +184,17 @@ async def page_act(
 
 
 async def page_wait(page: Page, params: m.WaitParams) -> dict[str, Any]:
-    """Wait until text, a selector or a ref is visible/hidden/enabled, the URL matches, or the network is
-    idle."""
+    """Wait for text, a selector or a ref (visible/hidden/enabled), a URL, network idle, or the dev server's next
+    update."""
+    if params.update is not None:
+        if any((params.text, params.selector, params.ref, params.url, params.networkIdle)):
+            raise errors.BridgeError("update waits for the dev server alone: leave out text, selector, ref, url and "
+                                     "networkIdle (wait for those in a second call).",
+                                     code="invalid_argument")
+        return {"pageId": page.page_id, **await page_dev.wait_update(page, params)}
     if not any((params.text, params.selector, params.ref, params.url, params.networkIdle)):
-        raise errors.BridgeError("Give one of text, selector, ref, url or networkIdle.", code="invalid_argument")
+        raise errors.BridgeError("Give one of text, selector, ref, url, networkIdle or update.",
+                                 code="invalid_argument")
     page, params = in_frame(page, params)
     out = await page.call("wait", params, params.timeout + 5)
     return {"pageId": page.page_id, **out}

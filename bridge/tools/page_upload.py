@@ -49,12 +49,12 @@ async def with_files(page: Page, params: m.ActParams) -> m.ActParams:
         raise errors.BridgeError("Uploads are off: the bridge hands pages only files from folders the human names. "
                                  "Start it with --upload-dir DIR (or upload_dir in config.toml) and put the files "
                                  "there.", code="upload_not_allowed")
-    uploads: list[list[m.Upload] | None] = []
+    chosen: list[list[Path] | None] = []
     listed: list[str] = []
     total = 0
     for a in batch:
         if a.action != "upload":
-            uploads.append(None)
+            chosen.append(None)
             continue
         if not a.files:
             raise errors.BridgeError("upload needs `files`: paths under the upload folder.", code="invalid_argument")
@@ -65,9 +65,15 @@ async def with_files(page: Page, params: m.ActParams) -> m.ActParams:
             if total > settings.upload_max_bytes:
                 raise errors.BridgeError(f"The files come to more than upload_max_bytes ({settings.upload_max_bytes}"
                                          " bytes). Upload fewer or smaller files.", code="upload_too_large")
-            got.append(m.Upload(name=path.name, type=mimetypes.guess_type(path.name)[0] or "",
-                                data=base64.b64encode(path.read_bytes()).decode("ascii")))
+            got.append(path)
             listed.append(f"{path} ({path.stat().st_size} bytes)")
-        uploads.append(got)
+        chosen.append(got)
+    # the human answers in the cockpit (bridge/human/consent.py COCKPIT_ONLY); no file is read before they allow it
     await page.consent("upload", "\n".join(listed))
+    uploads = [None if paths is None else [read(path) for path in paths] for paths in chosen]
     return params.model_copy(update={"uploads": uploads})
+
+
+def read(path: Path) -> m.Upload:
+    return m.Upload(name=path.name, type=mimetypes.guess_type(path.name)[0] or "",
+                    data=base64.b64encode(path.read_bytes()).decode("ascii"))

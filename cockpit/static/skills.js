@@ -55,7 +55,7 @@ function cockpitSkills({ $, post, el }) {
       text.value = f.text;
       const textCell = el('td');
       textCell.append(text);
-      tr.append(textCell, el('td', {}, f.source === 'page' ? 'from page' : f.source), el('td', {}, f.run));
+      tr.append(textCell, el('td', {}, f.source === 'page' ? 'from page' : f.via ? f.source + ' (' + f.via + ')' : f.source), el('td', {}, f.run));
       const cell = el('td');
       const save = el('button', { type: 'button', 'data-action': 'save-fact' }, 'Save');
       save.addEventListener('click', async () => { try { await post('/cockpit/memory/edit', { id: f.id, text: text.value }); note('Saved ' + f.id + '.'); void load(); } catch (e) { note(String(/** @type {Error} */ (e).message)); } });
@@ -83,8 +83,17 @@ function cockpitSkills({ $, post, el }) {
   $('record-form').addEventListener('submit', async (ev) => {
     ev.preventDefault();
     const name = /** @type {HTMLInputElement} */ ($('record-name')).value.trim();
+    const pageId = /** @type {HTMLSelectElement} */ ($('record-page')).value;
     try {
-      const rec = await post('/cockpit/record', { pageId: /** @type {HTMLSelectElement} */ ($('record-page')).value, name });
+      let rec;
+      try {
+        rec = await post('/cockpit/record', { pageId, name });
+      } catch (e) {
+        const text = String(/** @type {Error} */ (e).message);
+        // saving over a skill is the human's call: asked here, in the cockpit
+        if (!/^A skill named .* exists/.test(text) || !window.confirm(text + '\n\nReplace the skill ' + name + '?')) throw e;
+        rec = await post('/cockpit/record', { pageId, name, overwrite: true });
+      }
       note('Recording ' + rec.name + ' in ' + rec.pageId + ': act in that tab, then Stop.');
     } catch (e) { note(String(/** @type {Error} */ (e).message)); }
     void load();

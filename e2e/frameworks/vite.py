@@ -22,6 +22,7 @@ from pathlib import Path
 from tests.support import free_port, stop_group, wait_until
 
 HERE = Path(__file__).resolve().parent
+PLUGIN = HERE.parents[1] / "plugins" / "vite"
 APPS = {"react": HERE / "react", "vue": HERE / "vue", "react-vite8": HERE / "react-vite8", "preact": HERE / "preact"}
 # The file each app's UI lives in (HMR edits it; page_source should name it).
 APP_FILE = {"react": "src/App.jsx", "vue": "src/App.vue", "react-vite8": "src/App.jsx", "preact": "src/app.jsx"}
@@ -78,7 +79,9 @@ class ViteApp:
         modules.mkdir(exist_ok=True)
         for entry in (self.src / "node_modules").iterdir():
             if entry.name not in (".vite", ".package-lock.json") and not (modules / entry.name).exists():
-                (modules / entry.name).symlink_to(entry, target_is_directory=entry.is_dir())
+                # this checkout's plugin (an installed node_modules may link another checkout's)
+                to = PLUGIN if entry.name == "vite-plugin-dbg-bridge" else entry
+                (modules / entry.name).symlink_to(to, target_is_directory=to.is_dir())
         env = {**os.environ, "DBG_CLIENT_URL": self.client_url, "NO_COLOR": "1", "BROWSER": "none"}
         vite = str(self.src / "node_modules" / "vite" / "bin" / "vite.js")
         for _ in range(3):  # a free port can be taken between free_port() and vite's bind: try another

@@ -3,6 +3,11 @@
  * Content script (isolated world) for the origins enabled in the popup: adds the bridge's page client to the page
  * (a <script> from <bridge>/inject/dbg_client.js, data-attach="extension"), hands it a per-load nonce, relays its
  * screenshot and trusted-input requests to the service worker and keeps its connection state for the popup.
+ *
+ * The bridge's panel (<dbg-human>: consent, questions, takeover and record cards) takes only a person's hand. This
+ * script runs in an isolated world the page's scripts cannot reach, so it guards the panel against the trusted input
+ * it relays itself: a click or key aimed at the panel is refused before it is sent, and while input it relayed is
+ * under way (and a moment after) every event that reaches the panel is stopped before any page listener sees it.
  */
 (() => {
   const self = /** @type {any} */ (globalThis);
@@ -16,6 +21,35 @@
     if (msg && msg.type === 'status' && window === window.top) reply(Object.assign({ url: location.href }, status));
     return false;
   });
+
+  // ---- the panel is the human's: no relayed input reaches it ------------------------------------------------
+  const PANEL = 'DBG-HUMAN';
+  let relaying = 0;
+  let relayedUntil = 0;
+  /** @param {Event} ev */
+  const guard = (ev) => {
+    if (relaying === 0 && performance.now() >= relayedUntil) return;
+    if (!ev.composedPath().some((n) => /** @type {any} */ (n) && /** @type {any} */ (n).nodeName === PANEL)) return;
+    ev.stopImmediatePropagation();
+    ev.preventDefault();
+  };
+  for (const type of ['pointerdown', 'pointerup', 'mousedown', 'mouseup', 'click', 'dblclick', 'auxclick', 'keydown',
+    'keypress', 'keyup', 'beforeinput', 'input', 'change', 'submit']) window.addEventListener(type, guard, true);
+
+  /** Why these input steps must not be sent (they would land on the panel), or null. @param {any[]} steps */
+  function aimedAtPanel(steps) {
+    for (const step of steps) {
+      const kind = String(step && step.kind);
+      if (kind === 'click' || kind === 'move') {
+        const at = document.elementFromPoint(Number(step.x), Number(step.y));
+        if (at && at.nodeName === PANEL) return 'the point (' + step.x + ', ' + step.y + ') is on the dbg-bridge panel';
+      } else {
+        const focused = document.activeElement;
+        if (focused && focused.nodeName === PANEL) return 'the keyboard focus is in the dbg-bridge panel';
+      }
+    }
+    return null;
+  }
 
   /** The page's own client injects itself into same-origin frames: do not add a second one. */
   function inSameOriginFrame() {
@@ -39,9 +73,18 @@
         const answer = (/** @type {Record<string, any>} */ out) => window.postMessage(Object.assign({ __dbgExt: nonce, dir: 'down', id: m.id }, out), location.origin);
         const ask = m.type === 'capture' ? { type: 'capture', box: m.box || null, viewport: m.viewport, maxChars: m.maxChars }
           : { type: 'input', steps: Array.isArray(m.steps) ? m.steps : [] };
+        const refused = ask.type === 'input' ? aimedAtPanel(/** @type {any[]} */ (ask.steps)) : null;
+        if (refused) {
+          answer({ ok: false, error: { code: 'human_only', message: 'Refused: ' + refused + ', whose cards only the ' +
+            'human answers (consent, questions, takeovers, recording). Ask the human (user_ask), or act elsewhere.' } });
+          return;
+        }
+        const input = ask.type === 'input';
+        if (input) relaying++;
+        const done = () => { if (input) { relaying--; relayedUntil = performance.now() + 300; } };
         chrome.runtime.sendMessage(ask)
-          .then((out) => answer(out || { ok: false, error: { code: 'not_available', message: 'The extension gave no answer.' } }),
-            (e) => answer({ ok: false, error: { code: 'not_available', message: 'The extension is not reachable (reloaded?): ' + String(e && e.message || e) + '. Reload the tab.' } }));
+          .then((out) => { done(); answer(out || { ok: false, error: { code: 'not_available', message: 'The extension gave no answer.' } }); },
+            (e) => { done(); answer({ ok: false, error: { code: 'not_available', message: 'The extension is not reachable (reloaded?): ' + String(e && e.message || e) + '. Reload the tab.' } }); });
       }
     });
 

@@ -1,6 +1,7 @@
 """tools/list is paid for in every agent's context: the default family (page_*, user_*, inbox) stays within
-10,100 characters of JSON as a client receives it, outputSchema aside (10,000 until input schemas gave up `type`
-arrays for `anyOf`, which every model API takes: tests/inmemory/test_schema_portability.py); the skill family (skill_list, skill_run)
+10,250 characters of JSON as a client receives it (10,000 until page_wait's `update`, the dev server's next hot
+update, joined it, and input schemas gave up `type` arrays for `anyOf`, which every model API takes:
+tests/inmemory/test_schema_portability.py), outputSchema aside; the skill family (skill_list, skill_run)
 within 800 more (`--disable-tools 'skill_*'` takes it out), the WebMCP family (page_tools, page_call_tool) within
 700 more (`--disable-tools page_tools,page_call_tool`); the desktop family is registered only where its backend
 can load.
@@ -19,7 +20,7 @@ from mcp.types import ListToolsResult
 from bridge.settings import Settings
 from tests.inmemory.harness import bridge, run
 
-DEFAULT_BUDGET = 10_100
+DEFAULT_BUDGET = 10_250
 DESKTOP_BUDGET = 15_350
 DEFAULT_OUTPUT_BUDGET = 6_000
 SKILL_BUDGET = 800

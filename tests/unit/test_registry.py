@@ -347,3 +347,20 @@ def test_connecting_once_and_leaving_is_no_way_around_the_flood_cap():
     with pytest.raises(TooManyPages):
         reg.register(req(url=ATTACKER + "/x"), ATTACKER)
     reg.register(req(url=VICTIM + "/"), VICTIM)
+
+
+def test_page_list_carries_the_tabs_generation_and_its_dev_servers_updates_and_why_the_last_failed():
+    from bridge.pages.protocol import DevError, DevInfo
+
+    reg = Registry(ttl=60)
+    inst, _ = reg.register(req(port=5173, url="http://localhost:5173/", generation=3))
+    assert {k: reg.page_rows()[0].get(k) for k in ("generation", "updates")} == {"generation": 3, "updates": None}
+    failed = DevInfo(server="vite", updates=2, updatedAt=1700000000000, error=DevError(
+        message="Transform failed with 1 error:\n[PARSE_ERROR] Unexpected token\n  ╭─[ src/App.jsx:11:19 ]",
+        file="src/App.jsx", line=11, column=19))
+    reg.dev_update(inst, failed)
+    row = reg.page_rows()[0]
+    assert (row["generation"], row["updates"], row["updatedAt"]) == (3, 2, 1700000000000)
+    assert row["updateError"] == "[PARSE_ERROR] Unexpected token at src/App.jsx:11:19"
+    reg.dev_update(inst, DevInfo(server="vite", updates=3, updatedAt=1700000000500))
+    assert "updateError" not in reg.page_rows()[0]

@@ -4,17 +4,19 @@ import type { Plugin } from 'vite';
 export interface DbgBridgeOptions {
   /**
    * URL of the dbg-bridge the page client connects to.
-   * @default 'http://127.0.0.1:7878'
+   * @default process.env.DBG_BRIDGE_URL || 'http://127.0.0.1:7878'
    */
   bridge?: string;
   /**
-   * Start `dbg-bridge serve` (as a child of the dev server) when no bridge answers at `bridge`.
+   * Start the bridge (`<command> serve --port <bridge's port>`, a child of the dev server) when none answers at
+   * `bridge`. The command tried first is `command`, then `DBG_BRIDGE_COMMAND`, then the bridge that packed this
+   * plugin (`dbg-bridge plugin vite` records its Python), then `dbg-bridge` on PATH.
    * @default true
    */
   autoStart?: boolean;
   /**
-   * Command used to start the bridge.
-   * @default 'dbg-bridge'
+   * The dbg-bridge executable to start when none answers (a path, e.g. '/path/to/dbg-bridge/.venv/bin/dbg-bridge').
+   * @default the bridge that packed this plugin, else 'dbg-bridge' on PATH
    */
   command?: string;
   /**

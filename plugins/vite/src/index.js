@@ -5,15 +5,18 @@
  * so page_source and the element picker map any element to its code.
  */
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parse as babelParse } from '@babel/parser';
 import MagicString from 'magic-string';
 
 /** @typedef {import('./index.d.ts').DbgBridgeOptions} DbgBridgeOptions */
 
-const DEFAULTS = { bridge: 'http://127.0.0.1:7878', autoStart: true, attach: 'vite', sourceAttributes: true };
+const DEFAULTS = { bridge: process.env.DBG_BRIDGE_URL || 'http://127.0.0.1:7878', autoStart: true, attach: 'vite', sourceAttributes: true };
+/** How long a started bridge gets to answer before the plugin says it did not. */
+const START_MS = 15000;
 const ATTR = 'data-dbg-source';
 const JSX_FILE = /\.[jt]sx$/;
 const SKIP_KEYS = new Set(['loc', 'start', 'end', 'extra', 'comments', 'leadingComments', 'trailingComments', 'innerComments', 'range']);
@@ -87,6 +90,75 @@ async function answers(bridge) {
   }
 }
 
+/** How `dbg-bridge plugin vite` said to start the bridge that packed this copy ({command: [python, '-m', 'bridge']}),
+ * or null (a copy from the repo folder). */
+function packedBy() {
+  try {
+    const file = path.join(path.dirname(fileURLToPath(import.meta.url)), 'bridge.json');
+    const data = JSON.parse(readFileSync(file, 'utf8'));
+    return Array.isArray(data.command) && data.command.length ? data : null;
+  } catch (_) {
+    return null;
+  }
+}
+
+/** The commands to try, in order, as [label, argv]: the `command` option, DBG_BRIDGE_COMMAND, the bridge that packed
+ * this plugin, `dbg-bridge` on PATH. @param {string | undefined} command */
+function candidates(command) {
+  /** @type {Array<[string, string[]]>} */
+  const out = [];
+  if (command) out.push(['the command option', [command]]);
+  if (process.env.DBG_BRIDGE_COMMAND) out.push(['DBG_BRIDGE_COMMAND', [process.env.DBG_BRIDGE_COMMAND]]);
+  const packed = packedBy();
+  if (packed) out.push(['the bridge that packed this plugin', packed.command.map(String)]);
+  out.push(['dbg-bridge on PATH', ['dbg-bridge']]);
+  return out;
+}
+
+/** `text` in an ANSI style on a terminal that wants colours (not with NO_COLOR, not into a file or pipe).
+ * @param {string} code @param {string} text */
+const tint = (code, text) => (process.env.NO_COLOR || !process.stdout.isTTY ? text : `\u001b[${code}m${text}\u001b[0m`);
+
+/** A command line as a shell would take it back. @param {string[]} argv */
+const shellLine = (argv) => argv.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ');
+
+/** Wait until the bridge answers (true) or the child exits or the time is up (false).
+ * @param {string} bridge @param {import('node:child_process').ChildProcess} child @param {number} ms */
+async function cameUp(bridge, child, ms) {
+  const until = Date.now() + ms;
+  while (Date.now() < until && child.exitCode === null && child.signalCode === null) {
+    if (await answers(bridge)) return true;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return answers(bridge);
+}
+
+/**
+ * Start a bridge on `bridge`'s port with the first command that runs; resolves to the child (up and answering) or
+ * to the one message that says what to do.
+ * @param {string} bridge @param {string | undefined} command
+ * @returns {Promise<{child: import('node:child_process').ChildProcess | null, problem: string}>}
+ */
+async function startBridge(bridge, command) {
+  const port = new URL(bridge).port || '7878';
+  const tried = [];
+  for (const [label, argv] of candidates(command)) {
+    const child = spawn(argv[0], [...argv.slice(1), 'serve', '--port', port], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr?.on('data', (d) => { stderr = (stderr + d).slice(-2000); });
+    const spawned = await new Promise((resolve) => { child.once('spawn', () => resolve(true)); child.once('error', () => resolve(false)); });
+    if (!spawned) { tried.push(`${label} (${shellLine(argv)}: not found)`); continue; }
+    if (await cameUp(bridge, child, START_MS)) return { child, problem: '' };
+    const exited = child.exitCode !== null || child.signalCode !== null;
+    child.kill();
+    const last = stderr.trim().split('\n').pop() || (exited ? `it exited with ${child.exitCode ?? child.signalCode}` : `no answer within ${START_MS / 1000} s`);
+    tried.push(`${label} (${shellLine([...argv, 'serve', '--port', port])}: ${last})`);
+  }
+  return { child: null, problem: `no bridge answers at ${bridge} and none could be started (tried ${tried.join('; ')}). ` +
+    'Set DBG_BRIDGE_COMMAND to the dbg-bridge you installed (e.g. /path/to/dbg-bridge/.venv/bin/dbg-bridge) and ' +
+    `restart the dev server, or start the bridge yourself: dbg-bridge serve --port ${port}` };
+}
+
 /**
  * @param {DbgBridgeOptions} [options]
  * @returns {import('vite').Plugin}
@@ -127,16 +199,22 @@ export default function dbgBridge(options = {}) {
 
     async configureServer(server) {
       const log = server.config.logger;
-      if (!(await answers(bridge)) && opts.autoStart) {
-        const port = new URL(bridge).port || '7878';
-        child = spawn(opts.command || 'dbg-bridge', ['serve', '--port', port], { stdio: 'ignore' });
-        child.on('error', (e) => log.warn(`[dbg-bridge] could not start the bridge (${e.message}); run \`dbg-bridge serve\` yourself.`));
-        server.httpServer?.on('close', () => child && child.kill());
-      }
+      // the bridge is looked for (and started) beside the dev server's own start; the banner line waits for it
+      const ready = (async () => {
+        if (await answers(bridge)) return '';
+        if (!opts.autoStart) return `no bridge answers at ${bridge} (autoStart is off): start it with \`dbg-bridge serve --port ${new URL(bridge).port || '7878'}\`.`;
+        const started = await startBridge(bridge, opts.command);
+        child = started.child;
+        return started.problem;
+      })();
+      server.httpServer?.on('close', () => child && child.kill());
       const print = server.printUrls.bind(server);
       server.printUrls = () => {
         print();
-        log.info(`  \u001b[32m➜\u001b[0m  \u001b[1mdbg-bridge\u001b[0m: ${bridge}/ (cockpit) · MCP ${bridge}/mcp`);
+        void ready.then((problem) => {
+          if (problem) log.warn(`  [dbg-bridge] ${problem}`);
+          else log.info(`  ${tint('32', '➜')}  ${tint('1', 'dbg-bridge')}: ${bridge}/ (cockpit) · MCP ${bridge}/mcp${child ? ' (started by this dev server)' : ''}`);
+        });
       };
     },
 

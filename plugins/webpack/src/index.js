@@ -14,7 +14,7 @@ const DEFAULT_BRIDGE = 'http://127.0.0.1:7878';
 
 /**
  * @typedef {object} DbgBridgeOptions
- * @property {string} [bridge] the bridge's URL (default http://127.0.0.1:7878)
+ * @property {string} [bridge] the bridge's URL (default: DBG_BRIDGE_URL, else http://127.0.0.1:7878)
  * @property {string} [attach] the label page_list shows for these pages (default 'webpack')
  * @property {boolean} [enabled] false turns the plugin off; true also injects in mode 'none' builds. Mode
  *   'production' never gets the client.
@@ -39,7 +39,7 @@ function injectHtml(html, tag) {
 class DbgBridgeWebpackPlugin {
   /** @param {DbgBridgeOptions} [options] */
   constructor(options = {}) {
-    this.bridge = String(options.bridge || DEFAULT_BRIDGE).replace(/\/+$/, '');
+    this.bridge = String(options.bridge || process.env.DBG_BRIDGE_URL || DEFAULT_BRIDGE).replace(/\/+$/, '');
     this.attach = String(options.attach || 'webpack');
     this.enabled = options.enabled;
     this.tag = `<script src="${attr(this.bridge + '/inject/dbg_client.js')}" data-attach="${attr(this.attach)}"></script>`;
@@ -54,6 +54,10 @@ class DbgBridgeWebpackPlugin {
 
   /** @param {import('webpack').Compiler} compiler */
   apply(compiler) {
+    // with hot module replacement on, a small entry forwards the hot runtime's status to the page client (src/hmr.js)
+    if (this.active(compiler)) {
+      new compiler.webpack.EntryPlugin(compiler.context, require.resolve('./hmr.js'), { name: undefined }).apply(compiler);
+    }
     // the class of the html-webpack-plugin instance in this config (its hooks are per class, so never require() a copy)
     const html = /** @type {any} */ ((compiler.options.plugins || []).find((/** @type {any} */ p) => p && p.constructor &&
       p.constructor.name === 'HtmlWebpackPlugin' && typeof p.constructor.getHooks === 'function'));
