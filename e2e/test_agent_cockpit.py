@@ -130,7 +130,7 @@ def test_show_renders_a_finished_run_from_its_trace_and_activity_says_its_end(mo
     assert cockpit.locator("#run-plan li").all_inner_texts() == ["Ask which item", "Click Load more",
                                                                   "stop when text “Quince”"]
     assert "#more" in cockpit.locator("#run-steps tr[data-tool=page_act] td.args").inner_text()
-    assert cockpit.locator("#run-steps tr.human").inner_text() == "human: resume via api — Quince"
+    assert cockpit.locator("#run-steps tr.human").inner_text() == "human: resume via terminal — Quince"
     phases = cockpit.locator("#run-steps tr.phase").all_inner_texts()
     assert "stop conditions: text “Item: ?” NOT met" in phases
     assert any(p.startswith("replanning: verification failed: text 'Item: ?' not met") for p in phases), phases
