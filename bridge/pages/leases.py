@@ -1,7 +1,8 @@
 """Many agents, one bridge: an acting call (page_act, page_exec, page_navigate, page_call_tool) takes a short lease on
 its tab — for the call and TAIL s after it, renewed by the same agent's next acting call — so two agents never act on
 one tab at the same moment. Another agent's acting call waits up to WAIT s for the lease, then answers `[page_busy]`
-naming who holds it and until when; reads never wait. A run's leases end when the run finishes."""
+naming who holds it and until when; reads never wait. A run's leases end when the run finishes, and a cancelled
+call's at once (a 2025-11-25 session that closes cancels its calls)."""
 
 from __future__ import annotations
 
@@ -70,12 +71,18 @@ class Leases:
     async def acting(self, tab: str, holder: Any, name: str, tool: str) -> AsyncIterator[Lease]:
         """Hold `tab` for one acting call (waiting, bounded, for another agent's lease to end)."""
         lease = await self._take(tab, holder, name, tool)
+        cancelled = False
         try:
             yield lease
+        except asyncio.CancelledError:  # the call was cancelled (its session closed, the client hung up, a run
+            cancelled = True  # was cancelled): no tail, the tab is free at once
+            raise
         finally:
             lease.calls -= 1
             if lease.calls == 0:
-                lease.until = time.time() + self.tail
+                lease.until = 0.0 if cancelled else time.time() + self.tail
+                if cancelled and self._by_tab.get(tab) is lease:
+                    del self._by_tab[tab]
             lease.poke()
 
     async def _take(self, tab: str, holder: Any, name: str, tool: str) -> Lease:

@@ -97,3 +97,16 @@ async def test_releasing_a_holder_frees_its_tabs_at_once(tmp_path: Path):
         assert lease is not None and b.state.leases.rows()[0]["agent"] == "run-like 1.0"
         b.state.leases.release(lease.holder)
         assert b.state.leases.holder(conn.inst.id) is None and b.state.leases.rows() == []
+
+
+async def test_a_cancelled_call_frees_its_tab_at_once(tmp_path: Path):
+    async with bridge(tmp_path) as b:
+        page = SlowPage()
+        conn = b.connect_page(page.handle)
+        async with named(b, "closing") as one:
+            call = asyncio.ensure_future(one.call_tool("page_exec", {"pageId": f"{conn.inst.id}/host",
+                                                                     "code": "hold()"}))
+            await eventually(lambda: b.state.leases.holder(conn.inst.id), what="the lease")
+            call.cancel()  # the client gives up: the SDK cancels the handler, as when a session closes
+            await eventually(lambda: b.state.leases.holder(conn.inst.id) is None, what="the tab to be free")
+            page.release.set()
