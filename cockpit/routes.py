@@ -126,9 +126,19 @@ def snapshot(state: BridgeState) -> dict[str, Any]:
         "pages": with_tools(state, state.registry.page_rows()) + state.shared.remote_rows(),
         "questions": sorted(questions, key=lambda q: q["created"]),
         "agent": {"seen": seen is not None, "lastSeen": seen, "toolCalls": state.audit.tool_calls},
-        "agents": state.clients.agents.rows(),
+        "agents": with_leases(state, state.clients.agents.rows()),
         "desktop": desktop_state(state),
     }
+
+
+def with_leases(state: BridgeState, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each agent row with the tabs it holds a lease on now (bridge/pages/leases.py)."""
+    held: dict[str, list[str]] = {}
+    for lease in state.leases.rows():
+        held.setdefault(lease["agent"], []).append(lease["tab"])
+    for row in rows:
+        row["holds"] = held.get(f"{row['name']} {row['version']}".strip(), [])
+    return rows
 
 
 def with_tools(state: BridgeState, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:

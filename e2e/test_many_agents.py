@@ -29,10 +29,16 @@ def test_two_mcp_clients_on_one_tab_one_is_told_page_busy_and_each_on_its_own_ta
                                                                                          context, site):
     other_tab = open_page(context, site.url("/app.html"))
     editor, terminal = agent(agent_bridge, "editor-agent"), agent(agent_bridge, "terminal-agent")
+    cockpit = context.new_page()
+    cockpit.goto(agent_bridge.base + "/#sessions")
     try:
         holding = asyncio.run_coroutine_threadsafe(
             editor.client.call_tool("page_exec", {"pageId": app_page.page_id, "code": SLOW}), editor.loop)
         app_page.wait_for_function("window.__running === true", timeout=10000)
+        # the cockpit's Agents table says which tab each agent is acting in
+        tab = app_page.page_id.split("/")[0]
+        cockpit.locator("#agents tr", has_text="editor-agent 1").locator("td.holds", has_text=tab).wait_for(
+            timeout=10000)
         busy = terminal.call("page_act", {"pageId": app_page.page_id, "action": "click", "selector": "#more"})
         assert busy.is_error and text(busy).startswith(
             f"[page_busy] Tab {app_page.page_id.split('/')[0]} is in use by another agent, 'editor-agent 1' (its "
@@ -48,6 +54,7 @@ def test_two_mcp_clients_on_one_tab_one_is_told_page_busy_and_each_on_its_own_ta
         editor.close()
         terminal.close()
         other_tab.close()
+        cockpit.close()
 
 
 def test_a_run_holds_the_tab_it_acts_in_until_it_finishes_beside_an_mcp_client(model, agent_bridge, api, app_page,

@@ -163,10 +163,10 @@
     select.value = options.some(([v]) => v === chosen) ? chosen : '';
   }
 
-  /** Who called this bridge: client name and version, protocol era, calls, last call. */
+  /** Who called this bridge: client name and version, protocol era, calls, last call, the tabs it acts in. */
   function renderAgents() {
     const agents = state.agents || [];
-    const key = JSON.stringify(agents.map((a) => [a.name, a.version, a.era, a.calls, a.lastTool]));
+    const key = JSON.stringify(agents.map((a) => [a.name, a.version, a.era, a.calls, a.lastTool, a.holds]));
     const body = $('agents');
     $('agents-table').hidden = agents.length === 0;
     $('no-agents').hidden = agents.length > 0;
@@ -176,8 +176,9 @@
       const tr = el('tr');
       const last = el('td');
       last.append(el('span', { class: 'ago', 'data-time': String(a.lastCall) }, ago(a.lastCall)), ' · ' + (a.lastTool || ''));
+      // the tabs it holds a lease on now: another agent acting there waits, then is told [page_busy]
       tr.append(el('td', {}, a.name + (a.version ? ' ' + a.version : '')), el('td', { class: 'mono' }, a.era),
-        el('td', {}, String(a.calls)), last);
+        el('td', {}, String(a.calls)), last, el('td', { class: 'mono holds' }, (a.holds || []).join(', ')));
       return tr;
     }));
   }
