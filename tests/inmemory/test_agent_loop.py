@@ -179,6 +179,8 @@ async def test_a_model_call_in_flight_is_said_every_heartbeat_with_its_phase(tmp
     release = asyncio.Event()
 
     class Slow(Scripted):
+        stream, received = True, 42  # a streaming endpoint: the characters received so far ride on each heartbeat
+
         async def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Reply:
             if len(self.asked) == 0:
                 await asyncio.wait_for(release.wait(), 10)
@@ -200,7 +202,7 @@ async def test_a_model_call_in_flight_is_said_every_heartbeat_with_its_phase(tmp
         release.set()
         await asyncio.wait_for(run.task, 20)
     assert run.state == "done"
-    assert all(w["n"] == 1 and w["phase"] == "planning" for w in waits)
+    assert all(w["n"] == 1 and w["phase"] == "planning" and w["received"] == 42 for w in waits)
     types = [e["type"] for e in run.events]
     assert types.index("model_start") < types.index("model_wait") < types.index("model_call")
     assert not [e for e in run.events[types.index("model_call"):] if e["type"] == "model_wait" and e["n"] == 1]
