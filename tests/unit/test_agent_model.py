@@ -60,3 +60,16 @@ def test_a_runs_own_endpoint_and_key_win_and_the_bridges_key_stays_with_the_brid
     same = build_model(settings, None, None, "http://127.0.0.1:1/v1/", None)
     assert same.http.headers["authorization"] == "Bearer bridge-key"
     assert shown_url("https://k:s@h.example/v1?key=1") == "https://h.example/v1"
+
+
+def test_a_run_request_takes_an_http_endpoint_and_keeps_its_key_secret():
+    from pydantic import ValidationError
+
+    from bridge.runs.budgets import RunRequest
+
+    request = RunRequest(task="t", model_url="http://127.0.0.1:8011/v1", model_key="sk-secret")
+    assert "sk-secret" not in repr(request) and "sk-secret" not in request.model_dump_json()
+    assert request.model_key.get_secret_value() == "sk-secret"
+    for bad in ("file:///etc/passwd", "127.0.0.1:8011/v1", "http://has space/v1"):
+        with pytest.raises(ValidationError):
+            RunRequest(task="t", model_url=bad)
