@@ -47,7 +47,7 @@ def test_run_prints_the_plan_and_steps_and_exits_0_when_done(model, agent_bridge
     run_id = lines[0].split()[1].rstrip(":")
     listed = subprocess.run([sys.executable, "-m", "bridge", "runs", "--config-dir", str(agent_bridge.config_dir)],
                             capture_output=True, text=True, cwd=ROOT, timeout=30).stdout
-    assert any(line.startswith(run_id) and "done" in line for line in listed.splitlines())
+    assert any(line.startswith(run_id) and "done" in line and line.endswith("— looked") for line in listed.splitlines())
     shown = subprocess.run([sys.executable, "-m", "bridge", "runs", "show", run_id, "--config-dir",
                             str(agent_bridge.config_dir)], capture_output=True, text=True, cwd=ROOT, timeout=30).stdout
     assert "  1. page_list" in shown and "DONE: looked" in shown

@@ -229,7 +229,8 @@ def runs_command(config_dir: Path, show: str | None) -> int:
             print(f"no runs yet (traces live in {traces.runs_dir(config_dir)})")
         for r in rows:
             when = time.strftime("%Y-%m-%d %H:%M", time.localtime(r["created"] or 0))
-            print(f"{r['id']}  {when}  {r['state']:<20} {_short(r['task'], 80)}")
+            why = f"  — {_short(r['summary'], 100)}" if r.get("summary") else ""
+            print(f"{r['id']}  {when}  {r['state']:<20} {_short(r['task'], 80)}{why}")
         return 0
     path = traces.runs_dir(config_dir) / f"{show}.jsonl"
     if not path.is_file():
