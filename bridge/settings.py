@@ -6,10 +6,12 @@ import fnmatch
 import os
 import tomllib
 import typing
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Mapping
 
 from pydantic import BaseModel, Field, ValidationError
+from pydantic.fields import FieldInfo
 
 ENV_PREFIX = "DBG_"
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
@@ -18,6 +20,53 @@ LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 def default_config_dir() -> Path:
     base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
     return Path(base) / "dbg-bridge"
+
+
+@dataclass(frozen=True)
+class RunBudget:
+    """One run budget, defined once: it makes the setting `run_max_NAME` (so the flag `--run-max-NAME` and the
+    variable `DBG_RUN_MAX_NAME`), a run request's `budgets.max_NAME` (bridge/runs/budgets.py `Budgets`, also
+    `dbg-bridge run --run-max-NAME`) and the run's `Limits.NAME` the loop counts against."""
+
+    name: str
+    type: type
+    default: int | float
+    #: The least value: at least `low` (or above it, with `above`), and at most `high`.
+    low: int | float
+    high: int | float
+    #: What it bounds, as the setting's description says it.
+    help: str
+    above: bool = False
+
+    @property
+    def setting(self) -> str:
+        return f"run_max_{self.name}"
+
+    @property
+    def request(self) -> str:
+        return f"max_{self.name}"
+
+    def field(self, default: Any) -> FieldInfo:
+        """The pydantic field: its bounds and help, with `default` (None in a run request: the setting's)."""
+        return Field(default, **self.bounds, description=self.help)
+
+    @property
+    def bounds(self) -> dict[str, int | float]:
+        return {"gt" if self.above else "ge": self.low, "le": self.high}
+
+
+def run_budget(name: str) -> RunBudget:
+    return next(b for b in RUN_BUDGETS if b.name == name)
+
+
+#: Every run budget, one row each (docs/runs.md; the e2e and in-memory budget tests run each).
+RUN_BUDGETS: tuple[RunBudget, ...] = (
+    RunBudget("steps", int, 20, 1, 500, "Tool calls a run may make (a warning at 75 %)."),
+    RunBudget("batches", int, 6, 1, 100, "Plans a run may make (the first, revisions, replans)."),
+    RunBudget("replans", int, 3, 0, 100, "Replans after a failed step or a failed verification."),
+    RunBudget("model_calls", int, 60, 1, 1000, "Model calls a run may make."),
+    RunBudget("seconds", float, 900.0, 0, 86400, "Wall-clock seconds a run may take.", above=True),
+)
 
 
 class McpServer(BaseModel):
@@ -167,11 +216,11 @@ class Settings(BaseModel):
     model_retries: int = Field(3, ge=0, le=10, description="Retries (with backoff) of a model call on 429, 5xx or a "
                                                            "connection error.")
     model_stream: bool = Field(False, description="Ask the model endpoint to stream its answers (SSE).")
-    run_max_steps: int = Field(20, ge=1, le=500, description="Tool calls a run may make (a warning at 75 %).")
-    run_max_batches: int = Field(6, ge=1, le=100, description="Plans a run may make (the first, revisions, replans).")
-    run_max_replans: int = Field(3, ge=0, le=100, description="Replans after a failed step or a failed verification.")
-    run_max_model_calls: int = Field(60, ge=1, le=1000, description="Model calls a run may make.")
-    run_max_seconds: float = Field(900.0, gt=0, description="Wall-clock seconds a run may take.")
+    # run_max_steps, run_max_batches, …: one field per row of RUN_BUDGETS
+    for _budget in RUN_BUDGETS:
+        __annotations__[_budget.setting] = _budget.type
+        vars()[_budget.setting] = _budget.field(_budget.default)
+    del _budget
     run_allow: list[str] = Field(
         default_factory=list,
         description="Consent classes (eval, navigate, submit) or tool names/globs a run may use without asking the "

@@ -18,12 +18,15 @@ from bridge.pages.dispatch import Dispatcher
 from bridge.human.asking import Asking
 from bridge.human.consent import Consent
 from bridge.human.editor import OpenFile
+from bridge.human.events import page_event
 from bridge.human.inbox import Inbox
 from bridge.pages.pending import Pending
 from bridge.human.questions import Questions
 from bridge.pages.registry import Registry
+from bridge.pages.up_messages import handle_up
 from bridge.settings import Settings
-from bridge.shared.seam import SharedState
+from bridge.shared.seam import Parts, Shared
+from bridge.pages.stacks import SourceMaps
 from bridge.pages.webmcp import WebTools
 
 
@@ -37,14 +40,16 @@ class BridgeState:
         # the single-machine parts tell the shared state of their changes (it is built below, once they exist:
         # they are told only once pages and questions come, at run time)
         self.registry = Registry(settings.page_ttl, settings.max_pending_pages,
-                                 on_change=lambda inst, gone: self.shared.page_changed(inst, gone))
+                                 on_change=self._page_changed)
         self._secrets: tuple[object, frozenset[str]] = (None, frozenset())
         self.pending = Pending()
         self.inbox = Inbox(share=_InboxShare(self))
         self.clients = Clients()
         #: Short leases on tabs, so two agents never act on one tab at the same moment (bridge/pages/leases.py).
         self.leases = Leases()
-        self.questions = Questions(on_change=lambda q, opened: self.shared.question_changed(q, opened))
+        self.questions = Questions(on_change=self._question_changed)
+        #: Pages' source maps, decoded once per module version (bridge/pages/stacks.py).
+        self.source_maps = SourceMaps()
         #: The WebMCP tools each page registered (page data, checked there).
         self.webtools = WebTools(self.inbox)
         #: Every tool call and human event: appended to audit.jsonl and streamed to the cockpit.
@@ -56,13 +61,21 @@ class BridgeState:
         self.desktop: Any = None
         #: Skills and memory (bridge.skills.service.SkillService), built by create_app; None until then.
         self.skills: Any = None
+        #: The one road into tools for what calls one inside the bridge (bridge.tools.road.Road), built with the
+        #: MCP server; None until then.
+        self.road: Any = None
         #: The runs of this bridge (bridge.runs.service.Agent), built by the app; None outside one.
         self.agent: Any = None
-        #: Pages, questions and the inbox as every replica sees them (bridge/shared/seam.py, picked once).
-        self.shared: SharedState = shared_state.build(self)
         spawn = self.background.spawn
+        #: Pages, questions and the inbox as every replica sees them (bridge/shared/seam.py, picked once by the
+        #: --cluster URL), built from the parts it uses and callbacks into the objects built from it below.
+        self.shared: Shared = shared_state.build(Parts(
+            settings, self.registry, self.pending, self.inbox, self.questions, spawn, page_lost=self._page_lost,
+            lookup=lambda iid: self.dispatcher.lookup(iid), up=lambda inst, msg: handle_up(self, inst, msg),
+            event=lambda inst, msg: page_event(self, inst, msg),
+            settle=lambda q, answer: self.asking.settle_from_cockpit(q, answer)))
         #: Addressing, waiting for and calling pages: the one path to a page.
-        self.dispatcher = Dispatcher(settings, self.registry, self.pending, self.shared, spawn)
+        self.dispatcher = Dispatcher(settings, self.registry, self.pending, self.shared.replicas, spawn)
         #: Questions shown to the human in their page.
         self.asking = Asking(self.dispatcher, self.questions, self.audit, self.inbox, settings, spawn)
         #: The human's consent before a dangerous command (approvals shared by every replica).
@@ -92,6 +105,19 @@ class BridgeState:
         if desktop is not None:
             await asyncio.to_thread(desktop.close)
 
+    def _page_changed(self, inst: Any, gone: bool) -> None:
+        if self.shared.replicas is not None:
+            self.shared.replicas.page_changed(inst, gone)
+
+    def _question_changed(self, q: Any, opened: bool) -> None:
+        if self.shared.questions is not None:
+            self.shared.questions.observe(q, opened)
+
+    def _page_lost(self, inst: Any, why: str) -> None:
+        """Another replica's page (or one another replica took) went away: its callers here hear why."""
+        lost = {"unloading": self.dispatcher.page_unloading, "reloaded": self.dispatcher.page_reloaded}
+        lost.get(why, self.dispatcher.page_disconnected)(inst)
+
     def page_secrets(self) -> frozenset[str]:
         """Every known page's secret, rebuilt only when the registry changed (the audit redacts them per record)."""
         if self._secrets[0] is not self.registry.changed:
@@ -106,7 +132,9 @@ class _InboxShare:
         self.state = state
 
     def take(self, item: Any) -> bool:
-        return self.state.shared.inbox_take(item)
+        shared = self.state.shared.inbox
+        return shared is not None and shared.take(item)
 
     def mark(self, ids: list[int], status: Any) -> None:
-        self.state.shared.inbox_mark(ids, status)
+        if (shared := self.state.shared.inbox) is not None:
+            shared.mark(ids, status)

@@ -119,11 +119,13 @@ def _str(data: dict[str, Any], name: str, limit: int, required: bool = True) -> 
 
 def snapshot(state: BridgeState) -> dict[str, Any]:
     """Everything the cockpit shows besides the activity feed; never a secret."""
-    questions = [_question_row(q) for q in [*(q for q in state.questions.by_id.values() if q.open),
-                                             *state.shared.remote_questions()]]
+    shared = state.shared
+    remote = [] if shared.questions is None else shared.questions.open_questions()
+    questions = [_question_row(q) for q in [*(q for q in state.questions.by_id.values() if q.open), *remote]]
     seen = state.audit.agent_seen  # any authenticated MCP request, from the first initialize on
     return {
-        "pages": with_tools(state, state.registry.page_rows()) + state.shared.remote_rows(),
+        "pages": with_tools(state, state.registry.page_rows()) + ([] if shared.replicas is None else
+                                                                  shared.replicas.remote_rows()),
         "questions": sorted(questions, key=lambda q: q["created"]),
         "agent": {"seen": seen is not None, "lastSeen": seen, "toolCalls": state.audit.tool_calls},
         "agents": with_leases(state, state.clients.agents.rows()),
@@ -385,15 +387,17 @@ async def send_message(state: BridgeState, data: dict[str, Any], request: Reques
         _known_instance(state, page_id)
     assert text is not None
     item = state.inbox.add("message", text, page_id, {"via": "cockpit"}, source="human")
-    return {"id": await state.shared.message_id(item)}  # a team bridge gives it its id
+    shared = state.shared.inbox  # a team bridge gives it its id
+    return {"id": item.id if shared is None else await shared.settled(item)}
 
 
 async def answer(state: BridgeState, data: dict[str, Any], request: Request) -> dict[str, Any]:
     qid = _str(data, "questionId", 64)
     q = state.questions.by_id.get(qid or "")
-    remote = q is None and state.shared.remote_question(qid or "") is not None
-    if remote:
-        q = state.shared.remote_question(qid or "")  # asked on another replica: that one settles it
+    shared = state.shared.questions
+    remote = q is None and shared is not None and shared.get(qid or "") is not None
+    if remote and shared is not None:
+        q = shared.get(qid or "")  # asked on another replica: that one settles it
     if q is None or not q.open:
         raise HTTPError(409, "not_open", "That question is no longer open (answered in the page, or it expired).")
     value = data.get("answer")
@@ -405,8 +409,8 @@ async def answer(state: BridgeState, data: dict[str, Any], request: Request) -> 
         raise HTTPError(400, "bad_answer", "A text question takes a string (at most 8000 characters).")
     if q.kind == "pick":
         raise HTTPError(409, "pick_in_page", "A pick question is answered by clicking an element in the page.")
-    if remote:
-        state.shared.forward_answer(q.id, value, "cockpit", None)
+    if remote and shared is not None:
+        shared.forward(q.id, value, "cockpit", None)
     elif not state.asking.settle_from_cockpit(q, value):
         raise HTTPError(409, "not_open", "That question was answered meanwhile.")
     return {"questionId": q.id, "answered": True}

@@ -49,7 +49,7 @@ async def delete_skill(state: BridgeState, data: dict[str, Any], request: Reques
 
 async def record(state: BridgeState, data: dict[str, Any], request: Request) -> dict[str, Any]:
     s = _service(state)
-    return (await s.recordings.start(s.page(_str(data, "pageId", 64)), _str(data, "name", 80) or "",
+    return (await s.recordings.start(s.tab_of(_str(data, "pageId", 64)), _str(data, "name", 80) or "",
                                      by="cockpit", overwrite=data.get("overwrite") is True)).view()
 
 

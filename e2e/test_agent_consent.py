@@ -75,3 +75,4 @@ def test_allow_eval_lets_a_run_run_code_without_a_prompt_and_is_audited(model, c
     assert done(events)["state"] == "done"
     decisions = [r for r in consent_bridge.audit() if r.get("kind") == "consent"]
     assert decisions[-1]["decision"] == "allowed by run" and decisions[-1]["action"] == "eval"
+    assert decisions[-1]["grantedBy"] == "terminal"  # the human at their terminal typed --allow eval

@@ -1,7 +1,8 @@
 """The agent loop end to end: a real bridge process runs tasks against a real page in Chromium, asking a scripted
 OpenAI-compatible server over real HTTP (e2e/scripted_model.py: each answer decided by a policy over what the
-bridge sent), driven through the runs API with plain HTTP. Every end state, every budget, the nudge, coercion and
-refusal, cancel mid-step, dry run, retries, streaming."""
+bridge sent), driven through the runs API with plain HTTP. Every end state, one budget (the steps; each budget is
+tested in memory: tests/inmemory/test_run_budgets.py), the nudge, coercion and refusal, cancel mid-step, dry run,
+retries, streaming."""
 
 from __future__ import annotations
 
@@ -99,42 +100,6 @@ def test_the_step_budget_warns_at_75_percent_then_fails_the_run(model, api, app_
     assert sum("[budget_warning] 3 of 4 steps used" in t for t in told) == 1
     end = done(events)
     assert end["state"] == "failed" and "steps" in end["summary"] and end["totals"]["steps"] == 4
-
-
-def test_the_batch_budget_ends_a_run_that_keeps_replanning(model, api, app_page):
-    model.policies["batches"] = lambda req: planner([f"plan {req.called('plan')}"])
-    _, events = api.run("Plan forever", model="batches", budgets={"max_batches": 2})
-    end = done(events)
-    assert end["state"] == "failed" and "batch budget" in end["summary"]
-    assert len(of(events, "plan_created")) == 2
-
-
-def test_failed_steps_replan_until_the_replan_budget_is_spent(model, api, app_page):
-    def policy(req: Req):
-        if not req.called("plan") or req.last["role"] == "user":
-            return planner([f"try {req.called('plan')}"])
-        return call("page_act", action="click", selector=f"#missing{req.called('page_act')}")
-
-    model.policies["replans"] = policy
-    _, events = api.run("Click what is not there", model="replans", budgets={"max_replans": 1})
-    end = done(events)
-    assert end["state"] == "failed" and "1 replan(s) used" in end["summary"]
-    assert [e["to"] for e in of(events, "state_change")].count("replanning") == 1
-    replan_prompt = model.requests["replans"][2].last["content"]
-    assert replan_prompt.startswith("That failed: step 1 (page_act) failed:") and "The plan was:" in replan_prompt
-
-
-def test_the_model_call_budget_and_the_wall_time_budget_end_a_run(model, api, app_page):
-    model.policies["calls"] = lambda req: other_end(req, lambda r: call("page_find", text=str(len(r.messages))))
-    _, events = api.run("Keep looking", model="calls", budgets={"max_model_calls": 3})
-    assert done(events)["state"] == "failed" and "3 model calls" in done(events)["summary"]
-    assert len(model.requests["calls"]) == 3
-
-    model.policies["slow"] = lambda req: other_end(req, lambda r: call("page_wait", text="never there", timeout=20))
-    _, events = api.run("Wait for nothing", model="slow", budgets={"max_seconds": 1.5})
-    end = done(events)
-    assert end["state"] == "failed" and "wall-time budget" in end["summary"]
-    assert end["seconds"] < 10  # the 20 s page_wait in flight was cancelled
 
 
 def test_unambiguous_arguments_are_coerced_and_said_others_go_back_as_invalid_argument(model, api, app_page,

@@ -11,8 +11,9 @@ from typing import Any
 import httpx
 import pytest
 
+from bridge.server.principals import terminal_headers
 from e2e.page_attack import ATTACK
-from tests.support import BridgeProcess, DevServer, McpSession, ok, open_page, text_of
+from tests.support import BridgeProcess, DevServer, McpSession, ok, open_page, text_of, wait_until
 
 @pytest.fixture(scope="module")
 def strict(module_bridge_process) -> Iterator[tuple[BridgeProcess, DevServer, McpSession]]:
@@ -109,3 +110,25 @@ def test_a_page_script_picks_nothing_sends_no_message_and_starts_no_recording(st
     card.locator("button[data-answer=pick]").click()  # the person picks
     page.locator("#who").click()
     assert ok(call.result(15))["answer"]["selector"] == "#who"
+
+
+def test_a_page_script_cannot_stop_or_save_the_humans_recording_and_a_persons_click_does(strict, context):
+    proc, dev, mcp = strict
+    page = open_page(context, dev.url("/signin.html"))
+    human = {"Authorization": f"Bearer {proc.token}", **terminal_headers(proc.config_dir)}
+    started = httpx.post(f"{proc.base}/v1/recordings", json={"name": "sign-in-auth", "pageId": page.page_id},
+                         headers=human)
+    assert started.status_code == 200, started.text
+    page.locator("dbg-human [data-recording='sign-in-auth']").wait_for(timeout=10000)
+    page.click("#email")
+    page.keyboard.type("ada@example.com")
+    page.keyboard.press("Enter")
+    attacked(mcp, page)  # Stop, then (had it opened) Save skill and Enter in its field: none is a person's
+    attacked(mcp, page)
+    rec = httpx.get(f"{proc.base}/v1/recordings/sign-in-auth", headers=human).json()
+    assert rec["state"] == "recording" and rec["steps"] >= 2, rec
+    page.click("dbg-human [data-answer=stop-recording]")  # the person stops it in the panel
+    page.click("dbg-human [data-answer=save-skill]")
+    saved = wait_until(lambda: (r := httpx.get(f"{proc.base}/v1/recordings/sign-in-auth", headers=human).json())
+                       ["state"] == "saved" and r, 10, what="the person's Save to reach the bridge")
+    assert saved["skill"]["params"] == {"email": "ada@example.com"}

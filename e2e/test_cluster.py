@@ -101,7 +101,7 @@ def test_sse_page_results_posted_to_another_replica(replicas, pages: PageLoop) -
     live_everywhere(r, page.page_id)
     page.base = r.c.base  # from now on its POSTs go to C
     out = ok(r.mcp_b.call("page_exec", {"command": "console", "params": {"since": 7}, "pageId": page.page_id}))
-    assert out["result"] == {"since": 7, "limit": 100, "stack": False}  # the echo of the params, defaults filled in
+    assert out["result"] == {"since": 7, "limit": 100, "stack": False, "errors": False}  # the echo of the params, defaults filled in
     # a forged POST to C (wrong secret) is refused, not forwarded
     forged = pages.run(page.http.post(r.c.base + "/bridge/result", content=json.dumps(
         {"instanceId": page.instance_id, "secret": "x" * 43, "type": "result", "requestId": "r1", "ok": True}),

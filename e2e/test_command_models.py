@@ -47,8 +47,9 @@ def test_every_command_answers_what_its_result_model_names(app, mcp):
     seen["eval"] = check("eval", run(mcp, pid, "eval", {"code": "({a: [1, 2], b: document.title})"}))
     snap = run(mcp, pid, "snapshot", {"interactiveOnly": True})
     seen["snapshot"] = check("snapshot", snap)
-    whole = check("snapshot", run(mcp, pid, "snapshot", {"full": True}))
-    check("snapshot", run(mcp, pid, "snapshot", {"part": whole.snapshotId, "from": 0}))
+    # a whole tree (the page keeps it, the bridge reads it in slices: page_snapshot's plumbing, not page_exec's)
+    whole = ok(mcp.call("page_snapshot", {"pageId": pid, "toFile": True}))
+    check("snapshot", {k: v for k, v in whole.items() if k not in ("pageId", "file", "resource", "chars")})
     found = run(mcp, pid, "find", {"role": "button"})
     seen["find"] = check("find", found)
     ref = found["matches"][0]["ref"]
@@ -84,6 +85,13 @@ def test_every_command_answers_what_its_result_model_names(app, mcp):
     assert seen["record"].recording is True and check("record", app.evaluate(record, False)).recording is False
     refused = mcp.call("page_exec", {"pageId": pid, "command": "record", "params": {"on": True}})
     assert refused.is_error
+    seen["vitals"] = check("vitals", run(mcp, pid, "vitals", {}))
+    # problems and maps are the bridge's plumbing (page_exec does not offer them): the page's own answers
+    plumbing = "([name, params]) => window.__dbg.commands[name](params, {role: 'host', frameId: 'host'})"
+    app.evaluate("console.error(new Error('models'))")
+    seen["problems"] = check("problems", app.evaluate(plumbing, ["problems", {"console": 0, "net": 0}]))
+    assert seen["problems"].errors
+    seen["maps"] = check("maps", app.evaluate(plumbing, ["maps", {"urls": [app.url]}]))
     seen["navigate"] = check("navigate", run(mcp, pid, "navigate", {"action": "reload"}))
     # screenshot needs the extension: e2e/test_extension.py checks its result against the same model; tools and
     # tool_call need a page with WebMCP tools (and page_exec does not reach them): e2e/test_webmcp.py checks them

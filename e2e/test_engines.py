@@ -276,3 +276,17 @@ def test_the_sse_channel_carries_calls_and_navigations_too(tab):
     assert tab.js("document.getElementById('status').textContent") == "ready"
     tab.load()  # back on the WebSocket for whatever runs next
     assert wait_until(lambda: tab.row()["channel"], 10, 0.05, what="the WebSocket") == "ws"
+
+
+def test_an_act_names_the_error_it_caused_at_the_line_written_in_every_engines_stack_format(tab):
+    """Gecko and WebKit write frames as `fn@url:line:col`: the act's answer still says `fn (file:line:col)`."""
+    from e2e.test_debugging import PLAIN, written
+
+    tab.load("/errors.html")
+    out = tab.call("page_act", action="click", selector="#log")
+    assert out["errors"] == [f"Error: logged on purpose at logIt (errors.js:{written(PLAIN, '@logged')[0]}:"
+                             + out["errors"][0].rsplit(":", 1)[1]], out
+    out = tab.call("page_act", action="click", selector="#reject")
+    (line,) = out["errors"]
+    assert line.startswith("Unhandled rejection: Error: rejected on purpose at rejectLater (errors.js:"
+                           f"{written(PLAIN, '@reject')[0]}:"), line

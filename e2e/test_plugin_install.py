@@ -175,6 +175,31 @@ def test_with_no_options_no_bridge_and_no_dbg_bridge_on_path_the_plugin_starts_t
     wait_until(lambda: not answers(base), 10, 0.1, "the started bridge to stop with the dev server")
 
 
+def test_with_no_url_given_the_plugin_finds_a_bridge_started_with_port_0_through_its_running_file(
+        app, vite_with, context, bridge_process, tmp_path):
+    cfg = tmp_path / "cfg"
+    cfg.mkdir()
+    other = bridge_process(config_dir=cfg)  # --port 0: a free port, written to cfg/running.json
+    assert json.loads((cfg / "running.json").read_text())["url"] == other.base
+    manifest = app / "node_modules" / "vite-plugin-dbg-bridge" / "src" / "bridge.json"
+    packed = manifest.read_text()
+    manifest.write_text(json.dumps({**json.loads(packed), "configDir": str(cfg)}))  # packed by that bridge
+    env = {**os.environ, "DBG_CONFIG_DIR": str(cfg)}
+    env.pop("DBG_BRIDGE_URL", None)
+    try:
+        v = vite_with(CONFIG % "", env)
+        wait_until(lambda: "dbg-bridge:" in v.text() or "[dbg-bridge]" in v.text() or v.proc.poll() is not None,
+                   60, 0.1, "the plugin's line under vite's banner")
+    finally:
+        manifest.write_text(packed)
+    assert f"dbg-bridge: {other.base}/ (cockpit) · MCP {other.base}/mcp\n" in v.text(), v.text()  # not started
+    page = context.new_page()
+    page.goto(v.url())
+    page.wait_for_function(CONNECTED, timeout=20000)
+    client = page.evaluate("document.querySelector('script[src$=\"/inject/dbg_client.js\"]').src")
+    assert client == f"{other.base}/inject/dbg_client.js"
+
+
 def test_when_nothing_can_start_the_bridge_one_message_says_what_was_tried_and_no_banner_line_claims_it(
         app, vite_with, tmp_path):
     port = free_port()

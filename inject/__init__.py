@@ -28,6 +28,8 @@ PARTS: tuple[str, ...] = (
     "console.js",
     "wait.js",
     "network.js",
+    "problems.js",
+    "vitals.js",
     "devserver.js",
     "source.js",
     "overlay.js",

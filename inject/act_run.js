@@ -15,7 +15,10 @@ const ACT_QUIET_MS = 150;
 const DESKTOP_EFFECT_MS = 1500;
 const ACT_TREE = { depth: 64, interactive: false, maxChars: 400000, boxes: false };
 
-/** What real input this page can have: the extension (top page, attached by it) and/or the bridge's desktop. @param {Record<string, any>} params */
+/** One action as the act runs it: the call's `trusted` and `force` where the action has none, and its upload's files.
+ * @typedef {ActionParams & {trusted: 'auto' | true | false, force: boolean, uploads?: Array<Upload> | null}} ActAction */
+
+/** What real input this page can have: the extension (top page, attached by it) and/or the bridge's desktop. @param {CommandParams['act']} params */
 function realRoutes(params) {
   const out = [];
   if (EXT_NONCE && window === window.top) out.push('extension');
@@ -36,7 +39,9 @@ function alreadyHeld(el, a) {
   }
 }
 
-/** Run an act: a dry run, the rest of one that waited for desktop input (resume), or a new batch. @param {Record<string, any>} params @param {CommandContext} ctx */
+/** Run an act: a dry run, the rest of one that waited for desktop input (resume), or a new batch. The bridge sends
+ * every param with its default (bridge/pages/commands.py ActWire): nothing is re-defaulted here.
+ * @param {CommandParams['act']} params @param {CommandContext} ctx */
 async function runAct(params, ctx) {
   if (params.resume) {
     const state = pendingActs.get(String(params.resume));
@@ -48,22 +53,23 @@ async function runAct(params, ctx) {
     while (!params.failed && !hadEffect(state.watch.peek(), kind) && Date.now() < until) await nextFrame();
     await settleBounded();
     const eff = state.watch.stop();
-    record(state, state.el, state.a, {}, eff, params.failed ? 'synthetic' : 'desktop', params.failed ? String(params.failed) : '');
+    record(state, state.el, state.a, {}, eff, params.failed ? 'synthetic' : 'desktop', params.failed ? String(params.failed) : '',
+      handlerThrew(state.errorsFrom));
     state.index++;
     return steps(state, params, ctx);
   }
-  const batch = Array.isArray(params.actions) && params.actions.length ? params.actions : [params];
-  const actions = batch.map((/** @type {Record<string, any>} */ a, /** @type {number} */ i) => Object.assign({}, a, {
-    trusted: a.trusted != null ? a.trusted : params.trusted != null ? params.trusted : 'auto',
-    force: a.force != null ? !!a.force : !!params.force,
-    uploads: Array.isArray(params.uploads) ? params.uploads[i] : undefined, // the files the bridge read for it
-  }));
+  const batch = /** @type {ActionParams[]} */ (params.actions && params.actions.length ? params.actions : [params]);
+  const actions = batch.map((a, i) => /** @type {ActAction} */ (Object.assign({}, a, {
+    trusted: a.trusted != null ? a.trusted : params.trusted,
+    force: a.force != null ? a.force : params.force,
+    uploads: params.uploads ? params.uploads[i] : undefined, // the files the bridge read for it
+  })));
   if (params.dryRun) return { submits: actions.map(submitsWhat).filter(Boolean) };
   const routes = realRoutes(params);
   if (actions.some((a) => a.trusted === true) && !routes.length) requireTrustedInput();
-  const timeoutMs = Math.max(0, Number(params.checkTimeout) || 0) * 1000;
+  const timeoutMs = params.checkTimeout * 1000;
   const state = { actions, index: 0, done: /** @type {any[]} */ ([]), before: snapshot(document.body || document.documentElement, ACT_TREE).text,
-    url: location.href, seq: net.seq, deadline: Date.now() + timeoutMs, routes, held: /** @type {string[]} */ ([]) };
+    url: location.href, seq: net.seq, mark: problemsMark(), deadline: Date.now() + timeoutMs, routes, held: /** @type {string[]} */ ([]) };
   return steps(state, params, ctx);
 }
 
@@ -82,7 +88,7 @@ function submitsWhat(a) {
 }
 
 /** Run the actions from state.index on; stop early to hand one to the bridge's desktop. @param {any} state
- * @param {Record<string, any>} params @param {CommandContext} ctx */
+ * @param {CommandParams['act']} params @param {CommandContext} ctx */
 async function steps(state, params, ctx) {
   for (; state.index < state.actions.length; state.index++) {
     const a = state.actions[state.index];
@@ -95,6 +101,8 @@ async function steps(state, params, ctx) {
     else if (kind !== 'scroll' && typeof (/** @type {HTMLElement} */ (el)).scrollIntoView === 'function' && !aimPoint(el.getBoundingClientRect())) {
       /** @type {HTMLElement} */ (el).scrollIntoView({ block: 'center', inline: 'center' });
     }
+    acts.begin(kind, el, a, ctx.frameId);
+    const errorsFrom = consoleLog.seq;
     const real = a.trusted === true && TRUSTED_ACTIONS.includes(kind);
     if (a.trusted === true && !TRUSTED_ACTIONS.includes(kind)) {
       throw new DbgError('bad_action', 'trusted: true covers ' + TRUSTED_ACTIONS.join(', ') + "; '" + kind + "' is only synthesized in the page: drop trusted for it.");
@@ -105,7 +113,9 @@ async function steps(state, params, ctx) {
     await settleBounded();
     let eff = watch.stop();
     let input = real ? 'extension' : 'synthetic';
-    if (!hadEffect(eff, kind) && !alreadyHeld(el, a) && a.trusted === 'auto' && TRUSTED_ACTIONS.includes(kind)) {
+    // a handler that threw was reached: real input would only run it again
+    const threw = handlerThrew(errorsFrom);
+    if (!threw && !hadEffect(eff, kind) && !alreadyHeld(el, a) && a.trusted === 'auto' && TRUSTED_ACTIONS.includes(kind)) {
       if (state.routes.includes('extension')) {
         const again = watchEffect(el);
         await trustedAct(el, a, kind);
@@ -116,9 +126,16 @@ async function steps(state, params, ctx) {
         return handOver(state, el, a);
       }
     }
-    record(state, el, a, extra, eff, input, '');
+    record(state, el, a, extra, eff, input, '', threw);
   }
   return finish(state, params);
+}
+
+/** The first error thrown (uncaught, a rejection) or logged as an Error since console seq `from` (its text), or ''
+ * when none was. @param {number} from */
+function handlerThrew(from) {
+  const e = consoleLog.entries.find((x) => x.seq > from && x.thrown);
+  return e ? e.text : '';
 }
 
 /** Hand one action to the bridge for real input on its desktop: focus what keys go to, aim the pointer, and watch
@@ -139,6 +156,7 @@ function handOver(state, el, a) {
   for (const [k, old] of pendingActs) { old.watch.stop(); pendingActs.delete(k); }
   state.el = el;
   state.a = a;
+  state.errorsFrom = consoleLog.seq;
   state.watch = watchEffect(el);
   pendingActs.set(token, state);
   return {
@@ -150,8 +168,9 @@ function handOver(state, el, a) {
 
 /** One done line: the action, its target, what input it took, what the field holds, and "none" when nothing changed.
  * @param {any} state @param {Element} el @param {Record<string, any>} a @param {Record<string, any>} extra
- * @param {Effect} eff @param {string} input @param {string} failed why real input could not be sent ('' when it was) */
-function record(state, el, a, extra, eff, input, failed) {
+ * @param {Effect} eff @param {string} input @param {string} failed why real input could not be sent ('' when it was)
+ * @param {string} [threw] the error a handler threw meanwhile ('' when none did) */
+function record(state, el, a, extra, eff, input, failed, threw) {
   const kind = String(a.action);
   const ref = refs.of(el);
   /** @type {Record<string, any>} */
@@ -161,7 +180,13 @@ function record(state, el, a, extra, eff, input, failed) {
   if (kind === 'type' || kind === 'fill') { line.value = clip(heldText(el), 200); state.held.push(ref); }
   Object.assign(line, extra);
   const none = !hadEffect(eff, kind) && !alreadyHeld(el, a);
-  if (none) {
+  if (threw) {
+    // the input arrived: what it reached failed, and no other kind of input would help
+    if (none) line.effect = 'threw'; // else it changed something, then threw: `threw` says so
+    else line.threw = true;
+    line.why = 'The ' + kind + ' reached a handler that threw (or logged) an error: ' + clip(threw, 200) + ' — see `errors` in this answer ' +
+      '(mapped to the line written) and fix that; real input would run the same handler.';
+  } else if (none) {
     line.effect = 'none';
     const tried = input !== 'synthetic' || (a.trusted === 'auto' && state.routes.length > 0);
     line.why = (failed ? 'Real input on the desktop could not be sent: ' + failed + '. ' : '') + noEffectHint(kind, el, tried);
@@ -175,7 +200,7 @@ function record(state, el, a, extra, eff, input, failed) {
 }
 
 /** The answer: the done lines, what changed (without the lines of fields the done lines report), requests started
- * and waited for, effect none when nothing at all happened. @param {any} state @param {Record<string, any>} params */
+ * and waited for, effect none when nothing at all happened. @param {any} state @param {CommandParams['act']} params */
 async function finish(state, params) {
   const body = document.body || document.documentElement;
   /** @type {Record<string, any>} */
@@ -198,6 +223,8 @@ async function finish(state, params) {
   if (state.done.length && state.done.every((/** @type {any} */ d) => d.effect === 'none')) {
     out.effect = 'none';
   }
+  acts.end();
+  Object.assign(out, problemsSince(state.mark));
   const inputs = new Set(state.done.map((/** @type {any} */ d) => d.input || 'synthetic'));
   if (inputs.has('synthetic')) out.untrusted = 'events were synthesized in the page (isTrusted=false); trusted: true sends real input' + (state.routes.length ? ' (' + state.routes.join(' or ') + ' here)' : ' (none available here: load the extension, or open the page on the bridge\'s desktop)');
   if (inputs.has('extension')) out.trusted = 'real input from the browser through the dbg-bridge extension (chrome.debugger): isTrusted=true';

@@ -202,5 +202,6 @@ function watchWebTools() {
 
 consoleLog.install();
 net.install();
+vitals.install();
 /** @type {any} */ (window).createDbgLauncher = createDbgLauncher;
 /** @type {any} */ (window).__dbg = createDbgLauncher();

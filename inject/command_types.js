@@ -4,7 +4,7 @@
 // served); do not edit by hand.
 
 /**
- * @typedef {'eval' | 'ping' | 'frames' | 'location' | 'snapshot' | 'find' | 'act' | 'console' | 'wait' | 'navigate' | 'network' | 'source' | 'highlight' | 'ask' | 'notify' | 'screenshot' | 'viewport' | 'selection' | 'record' | 'tools' | 'tool_call'} CommandName
+ * @typedef {'eval' | 'ping' | 'frames' | 'location' | 'snapshot' | 'find' | 'act' | 'console' | 'wait' | 'navigate' | 'network' | 'problems' | 'maps' | 'vitals' | 'source' | 'highlight' | 'ask' | 'notify' | 'screenshot' | 'viewport' | 'selection' | 'record' | 'tools' | 'tool_call'} CommandName
  * @typedef {ResultMsg | FramesMsg | ByeMsg | LeavingMsg | EventMsg | ToolsMsg | DevMsg} UpMessage
  * @typedef {{frameId: string, parent?: string | null, url: string, title: string, origin: string, crossOrigin: boolean, ready: boolean}} FrameInfo
  * @typedef {{message: string, file?: string | null, line?: number | null, column?: number | null}} DevError
@@ -19,7 +19,7 @@
  * @typedef {{type: 'tools', tools: Array<Record<string, any>>, total: number}} ToolsMsg
  * @typedef {{type: 'dev', dev: DevInfo}} DevMsg
  * @typedef {{type: 'registered', v: number, instanceId: string, secret: string, ttl: number, heartbeat: number, maxResult: number, renamed: boolean, replicas?: Array<string> | null}} RegisterReply
- * @typedef {{type: 'exec', requestId: string, frameId: string, command: 'eval' | 'ping' | 'frames' | 'location' | 'snapshot' | 'find' | 'act' | 'console' | 'wait' | 'navigate' | 'network' | 'source' | 'highlight' | 'ask' | 'notify' | 'screenshot' | 'viewport' | 'selection' | 'record' | 'tools' | 'tool_call', params: Record<string, any>, timeout: number}} ExecFrame
+ * @typedef {{type: 'exec', requestId: string, frameId: string, command: 'eval' | 'ping' | 'frames' | 'location' | 'snapshot' | 'find' | 'act' | 'console' | 'wait' | 'navigate' | 'network' | 'problems' | 'maps' | 'vitals' | 'source' | 'highlight' | 'ask' | 'notify' | 'screenshot' | 'viewport' | 'selection' | 'record' | 'tools' | 'tool_call', params: Record<string, any>, timeout: number}} ExecFrame
  * @typedef {{type: 'ping'}} PingFrame
  * @typedef {{type: 'ack', requestIds: Array<string>, eventIds: Array<string>}} AckFrame
  * @typedef {{type: 'cancel', requestId: string, frameId: string, reason: string}} CancelFrame
@@ -30,26 +30,32 @@
  * @typedef {{frameId?: string | null, parent?: string | null, url?: string | null, src?: string | null, title?: string | null, origin?: string | null, crossOrigin: boolean, ready?: boolean | null}} FrameRow
  * @typedef {Array<FrameRow>} FramesResult
  * @typedef {{href: string, origin: string, title: string, readyState: string}} LocationResult
- * @typedef {{root?: string | null, depth: number, interactiveOnly: boolean, maxChars: number, boxes: boolean, detailed: boolean, includeFrames: boolean, full: boolean, part?: string | null, from: number}} SnapshotParams
+ * @typedef {{root?: string | null, depth: number, interactiveOnly: boolean, maxChars: number, boxes: boolean, detailed: boolean, includeFrames: boolean, full: boolean, part?: string | null, from: number}} SnapshotWire
  * @typedef {{snapshotId: string, tree: string, url?: string | null, title?: string | null, elements?: number | null, shown?: number | null, truncated?: boolean | null, chars?: number | null, from?: number | null, next?: number | null}} SnapshotResult
  * @typedef {{ref?: string | null, text?: string | null, regex?: string | null, exact: boolean, role?: string | null, selector?: string | null, limit: number}} FindParams
  * @typedef {{ref: string, role: string, name: string, context: string, text?: string | null, cut?: number | null}} FindMatch
  * @typedef {{matches: Array<FindMatch>, total: number, more: boolean}} FindResult
  * @typedef {{action?: 'click' | 'dblclick' | 'hover' | 'focus' | 'fill' | 'type' | 'select' | 'check' | 'uncheck' | 'press' | 'scroll' | 'drag' | 'upload' | null, ref?: string | null, selector?: string | null, text?: string | null, nth?: number | null, exact?: boolean | null, value?: string | number | null, key?: string | null, to?: string | null, files?: Array<string> | null, dx?: number | null, dy?: number | null, trusted?: 'auto' | true | false | null, force?: boolean | null}} ActionParams
  * @typedef {{name: string, type: string, data: string}} Upload
- * @typedef {{action?: 'click' | 'dblclick' | 'hover' | 'focus' | 'fill' | 'type' | 'select' | 'check' | 'uncheck' | 'press' | 'scroll' | 'drag' | 'upload' | null, ref?: string | null, selector?: string | null, text?: string | null, nth?: number | null, exact?: boolean | null, value?: string | number | null, key?: string | null, to?: string | null, files?: Array<string> | null, dx?: number | null, dy?: number | null, trusted: 'auto' | true | false, force: boolean, actions?: Array<ActionParams> | null, snapshot: boolean, dryRun: boolean, checkTimeout: number, desktop?: boolean | null, resume?: string | null, failed?: string | null, uploads?: Array<Array<Upload> | null> | null}} ActParams
+ * @typedef {{action?: 'click' | 'dblclick' | 'hover' | 'focus' | 'fill' | 'type' | 'select' | 'check' | 'uncheck' | 'press' | 'scroll' | 'drag' | 'upload' | null, ref?: string | null, selector?: string | null, text?: string | null, nth?: number | null, exact?: boolean | null, value?: string | number | null, key?: string | null, to?: string | null, files?: Array<string> | null, dx?: number | null, dy?: number | null, trusted: 'auto' | true | false, force: boolean, actions?: Array<ActionParams> | null, snapshot: boolean, dryRun: boolean, checkTimeout: number, desktop?: boolean | null, resume?: string | null, failed?: string | null, uploads?: Array<Array<Upload> | null> | null}} ActWire
  * @typedef {{action: string, ref?: string | null, trusted?: boolean | null, input?: string | null, effect?: string | null, value?: string | null}} ActDone
  * @typedef {{done?: Array<ActDone> | null, changed?: Array<string> | null, submits?: Array<string> | null, url?: string | null, tree?: string | null, untrusted?: string | null, trusted?: string | null}} ActResult
- * @typedef {{since: number, level?: string | null, limit: number, stack: boolean}} ConsoleParams
- * @typedef {{seq: number, level: string, text: string, time: number, url?: string | null, stack?: string | null}} ConsoleEntry
+ * @typedef {{since: number, level?: string | null, limit: number, stack: boolean, errors: boolean, saveSkill?: string | null}} ConsoleParams
+ * @typedef {{seq: number, level: string, text: string, time: number, url?: string | null, stack?: string | Array<string> | null}} ConsoleEntry
  * @typedef {{entries: Array<ConsoleEntry>, cursor: number, more: boolean}} ConsoleResult
- * @typedef {{text?: string | null, exact: boolean, selector?: string | null, ref?: string | null, url?: string | null, networkIdle: boolean, update?: number | null, state: 'visible' | 'hidden' | 'enabled', loadState?: 'load' | 'domcontentloaded' | null, timeout: number}} WaitParams
+ * @typedef {{text?: string | null, exact: boolean, selector?: string | null, ref?: string | null, url?: string | null, networkIdle: boolean, update?: number | null, state: 'visible' | 'hidden' | 'enabled', timeout: number, loadState?: 'load' | 'domcontentloaded' | null}} WaitWire
  * @typedef {{met: boolean, ms: number, value?: any}} WaitResult
  * @typedef {{action: 'goto' | 'back' | 'forward' | 'reload', url?: string | null, waitUntil: 'load' | 'domcontentloaded' | 'commit'}} NavigateParams
- * @typedef {{from: string, action: string, to?: string | null, doc?: string | null, crossDocument?: boolean | null}} NavigateResult
+ * @typedef {{from: string, action: string, to?: string | null, doc?: string | null, crossDocument?: boolean | null, mark?: Record<string, any> | null}} NavigateResult
  * @typedef {{since: number, filter?: string | null, failedOnly: boolean, id?: number | null, resources: boolean, limit: number, devServer: boolean}} NetworkParams
  * @typedef {{id?: number | null, kind: string, method?: string | null, url: string, status?: number | null, ms?: number | null, size?: number | null, error?: string | null, pending?: boolean | null}} NetworkRow
  * @typedef {{requests?: Array<NetworkRow> | null, cursor?: number | null, more?: boolean | null, inflight?: number | null, resources?: Array<Record<string, any>> | null, request?: Record<string, any> | null, devServerHidden?: number | null}} NetworkResult
+ * @typedef {{console: number, net: number, doc?: string | null}} ProblemsParams
+ * @typedef {{errors?: Array<Record<string, any>> | null, failed?: Array<Record<string, any>> | null, moreErrors?: number | null, moreFailed?: number | null}} ProblemsResult
+ * @typedef {{urls: Array<string>}} MapsParams
+ * @typedef {{maps: Record<string, Record<string, any> | null>, hot?: number}} MapsResult
+ * @typedef {{since: number}} VitalsParams
+ * @typedef {{frames: Array<Record<string, any>>, cursor: number, profiling: string, lcp?: Record<string, any> | null, cls?: Record<string, any> | null, inp?: Record<string, any> | null, acts?: Array<Record<string, any>> | null}} VitalsResult
  * @typedef {{ref?: string | null, selector?: string | null}} ElementParams
  * @typedef {{ref: string, element: string, file?: string | null, line?: number | null, column?: number | null, via: string, components: Array<string>, note?: string | null, generated?: Record<string, any> | null}} SourceResult
  * @typedef {{refs?: Array<string> | null, selector?: string | null, label?: string | null, durationMs: number, clear: boolean}} HighlightParams
@@ -58,7 +64,7 @@
  * @typedef {{shown?: string | null, dismissed?: string | null}} AskResult
  * @typedef {{message: string, level: 'info' | 'success' | 'warning' | 'error', durationMs: number}} NotifyParams
  * @typedef {{shown: boolean}} NotifyResult
- * @typedef {{ref?: string | null, selector?: string | null, desktop?: boolean | null}} ScreenshotParams
+ * @typedef {{ref?: string | null, selector?: string | null, desktop?: boolean | null}} ScreenshotWire
  * @typedef {{data?: string | null, width?: number | null, height?: number | null, scale?: number | null, devicePixelRatio?: number | null, box?: Record<string, number> | null, viewport?: Record<string, number> | null, scaledDown?: boolean | null, frameBox?: Record<string, number> | null}} ScreenshotResult
  * @typedef {{mark?: string | null}} ViewportParams
  * @typedef {{innerWidth: number, innerHeight: number, outerWidth: number, outerHeight: number, screenX: number, screenY: number, devicePixelRatio: number, visible: boolean, focused: boolean}} ViewportResult
@@ -69,6 +75,6 @@
  * @typedef {{api?: any, tools: Array<WebToolRow>, total: number}} ToolsResult
  * @typedef {{name: string, arguments: Record<string, any>}} ToolCallParams
  * @typedef {{json: string}} ToolCallResult
- * @typedef {{eval: EvalParams, ping: NoParams, frames: NoParams, location: NoParams, snapshot: SnapshotParams, find: FindParams, act: ActParams, console: ConsoleParams, wait: WaitParams, navigate: NavigateParams, network: NetworkParams, source: ElementParams, highlight: HighlightParams, ask: AskParams, notify: NotifyParams, screenshot: ScreenshotParams, viewport: ViewportParams, selection: NoParams, record: RecordParams, tools: NoParams, tool_call: ToolCallParams}} CommandParams
- * @typedef {{eval: EvalResult, ping: PingResult, frames: FramesResult, location: LocationResult, snapshot: SnapshotResult, find: FindResult, act: ActResult, console: ConsoleResult, wait: WaitResult, navigate: NavigateResult, network: NetworkResult, source: SourceResult, highlight: HighlightResult, ask: AskResult, notify: NotifyResult, screenshot: ScreenshotResult, viewport: ViewportResult, selection: SelectionResult, record: RecordResult, tools: ToolsResult, tool_call: ToolCallResult}} CommandResults
+ * @typedef {{eval: EvalParams, ping: NoParams, frames: NoParams, location: NoParams, snapshot: SnapshotWire, find: FindParams, act: ActWire, console: ConsoleParams, wait: WaitWire, navigate: NavigateParams, network: NetworkParams, problems: ProblemsParams, maps: MapsParams, vitals: VitalsParams, source: ElementParams, highlight: HighlightParams, ask: AskParams, notify: NotifyParams, screenshot: ScreenshotWire, viewport: ViewportParams, selection: NoParams, record: RecordParams, tools: NoParams, tool_call: ToolCallParams}} CommandParams
+ * @typedef {{eval: EvalResult, ping: PingResult, frames: FramesResult, location: LocationResult, snapshot: SnapshotResult, find: FindResult, act: ActResult, console: ConsoleResult, wait: WaitResult, navigate: NavigateResult, network: NetworkResult, problems: ProblemsResult, maps: MapsResult, vitals: VitalsResult, source: SourceResult, highlight: HighlightResult, ask: AskResult, notify: NotifyResult, screenshot: ScreenshotResult, viewport: ViewportResult, selection: SelectionResult, record: RecordResult, tools: ToolsResult, tool_call: ToolCallResult}} CommandResults
  */

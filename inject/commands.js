@@ -147,13 +147,19 @@ const COMMANDS = {
     const { since, limit } = params;
     const levels = params.level ? new Set(params.level.split(',')) : null;
     const all = consoleLog.entries.filter((e) => e.seq > since && (!levels || levels.has(e.level)));
-    const page = all.slice(0, limit).map((e) => (params.stack ? e : Object.assign({}, e, { stack: undefined })));
-    return { entries: page, cursor: page.length ? page[page.length - 1].seq : Math.max(since, 0), more: all.length > page.length };
+    // an error's stack goes to the bridge, which maps it and keeps its top frame (or all of it, with `stack`)
+    const page = all.slice(0, limit).map((e) => (params.stack || e.level === 'error' ? e : Object.assign({}, e, { stack: undefined })));
+    /** @type {ConsoleResult & Record<string, any>} */
+    const out = { entries: page, cursor: page.length ? page[page.length - 1].seq : Math.max(since, 0), more: all.length > page.length };
+    if (params.errors) { acts.load(); out.acts = acts.journal; }
+    if (page.some((e) => e.level === 'error')) out.hot = hotUpdates();
+    return out;
   },
   async wait(params, ctx) {
     const timeoutMs = params.timeout * 1000;
     const state = params.state;
     if (params.loadState) return waitLoaded(params.loadState, timeoutMs, ctx.signal);
+    if (params.update != null) throw new DbgError('bad_arguments', 'update is waited for in the bridge (a reload ends any wait in the page): call page_wait {update}.');
     if (params.networkIdle) {
       const quiet = NETWORK_IDLE_MS;
       try {
@@ -189,6 +195,15 @@ const COMMANDS = {
       return refs.of(el);
     }, timeoutMs, ctx.signal);
   },
+  async problems(params) {
+    return problemsSince({ console: params.console, net: params.net, doc: params.doc || undefined }) || {};
+  },
+  async maps(params, ctx) {
+    return sourceMaps(params.urls, ctx.maxResult);
+  },
+  async vitals(params) {
+    return readVitals(params);
+  },
   async navigate(params) {
     const action = params.action;
     const url = params.url ? new URL(String(params.url), location.href).href : '';
@@ -202,7 +217,10 @@ const COMMANDS = {
       else if (action === 'forward') history.forward();
       else location.href = url;
     }, 20);
-    return { from: location.href, action, to: url || null, doc: DOC_ID, crossDocument };
+    // the journal a repro skill is made from: a reload is a goto of this page
+    acts.begin(action === 'reload' ? 'goto' : action, null, { url: action === 'reload' ? location.href : url }, 'host');
+    acts.end();
+    return { from: location.href, action, to: url || null, doc: DOC_ID, crossDocument, mark: problemsMark() };
   },
   async network(params) {
     if (params.id != null) {
@@ -298,6 +316,14 @@ const COMMANDS = {
     return { innerWidth, innerHeight, outerWidth, outerHeight, screenX, screenY, devicePixelRatio,
       visible: document.visibilityState === 'visible', focused: document.hasFocus() };
   },
+};
+
+// page_wait also says what broke while it waited (an error the awaited change logged, a request that failed)
+const waitCommand = COMMANDS.wait;
+COMMANDS.wait = async (params, ctx) => {
+  const mark = problemsMark();
+  const out = await waitCommand(params, ctx);
+  return params.loadState ? out : Object.assign(out, problemsSince(mark));
 };
 
 /** A promise that rejects (cancelled) once `signal` aborts. @param {AbortSignal} signal @returns {Promise<never>} */

@@ -3,7 +3,7 @@
 
 const CONSOLE_KEY = '__dbg_console';
 const consoleLog = {
-  /** @type {Array<{seq: number, level: string, text: string, time: number, url: string, stack?: string}>} */
+  /** @type {Array<{seq: number, level: string, text: string, time: number, url: string, stack?: string, act?: number, thrown?: boolean}>} */
   entries: [],
   seq: 0,
   max: 500,
@@ -21,7 +21,10 @@ const consoleLog = {
     const frames = stack ? String(stack).split('\n').filter((l) => !/dbg_client\.js/.test(l) && (/^\s+at /.test(l) ||
       !/^\w*Error\b/.test(l))).join('\n') : '';
     this.entries.push({ seq: ++this.seq, level, text: clip(text, 4000), time: Date.now(), url: location.href,
-      stack: frames ? frames.slice(0, 4000) : undefined });
+      stack: frames ? frames.slice(0, 4000) : undefined, act: level === 'error' ? acts.now() || undefined : undefined,
+      // an error thrown (uncaught, a rejection) or an Error logged as is: what frameworks that catch a handler's
+      // error (Vue, error boundaries) do with it
+      thrown: level === 'error' && (!!error || /^(Uncaught|Unhandled rejection)\b/.test(text)) || undefined });
     if (this.entries.length > this.max) this.entries.splice(0, this.entries.length - this.max);
   },
   install() {

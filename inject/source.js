@@ -96,15 +96,15 @@ function sourceOf(el) {
 
 /** @typedef {{file: string|null, line: number|null, column: number|null, via: string, components: string[], note?: string,
  *   generated?: {url: string, line: number, column: number, map?: SourceMapPart|null}}} SourceInfo
- * @typedef {{url: string, sources: string[], sourceRoot?: string, mappings: string}} SourceMapPart */
+ * @typedef {{url: string, sources: string[], sourceRoot?: string, mappings: string, sourcesContent?: Array<string|null>}} SourceMapPart */
 
 /** Characters of a source map's `mappings` sent to the bridge at most (a dev server's per-module maps are far smaller). */
 const MAX_MAPPINGS = 200000;
 
 /** The source map of a compiled module as its server gives it (inline, or the file its sourceMappingURL names), without
- * the sources' text: null when there is none, or it is too big to send. Same-origin fetches, from the cache when it can.
- * @param {string} url @returns {Promise<SourceMapPart|null>} */
-async function sourceMapOf(url) {
+ * the sources' text unless `withText`: null when there is none, or it is too big to send. Same-origin fetches, from the
+ * cache when it can. @param {string} url @param {boolean} [withText] @returns {Promise<SourceMapPart|null>} */
+async function sourceMapOf(url, withText) {
   try {
     const res = await fetch(url, { cache: 'force-cache', credentials: 'same-origin' });
     if (!res.ok) return null;
@@ -122,7 +122,10 @@ async function sourceMapOf(url) {
       url = new URL(ref, url).href;
     }
     if (!map || typeof map.mappings !== 'string' || !Array.isArray(map.sources) || map.mappings.length > MAX_MAPPINGS) return null;
-    return { url, sources: map.sources.map(String), sourceRoot: typeof map.sourceRoot === 'string' ? map.sourceRoot : undefined, mappings: map.mappings };
+    /** @type {SourceMapPart} */
+    const part = { url, sources: map.sources.map(String), sourceRoot: typeof map.sourceRoot === 'string' ? map.sourceRoot : undefined, mappings: map.mappings };
+    if (withText && Array.isArray(map.sourcesContent)) part.sourcesContent = map.sourcesContent;
+    return part;
   } catch (_) {
     return null; // no map: the bridge says the position is the compiled one
   }

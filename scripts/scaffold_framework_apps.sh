@@ -10,7 +10,7 @@
 # Needs the npm registry (`npm create vite@<pinned>` downloads create-vite, and `npm install --package-lock-only`
 # resolves the lock file). Not part of ./scripts/test.sh or CI: the committed apps are what the tests use.
 # Each step, per app:
-#   1. npm create vite@<pinned> <app> -- --template <react|vue> --no-interactive   (in a temp folder)
+#   1. npm create vite@<pinned> <app> -- --template <react|vue|react-ts> --no-interactive   (in a temp folder)
 #   2. git apply e2e/frameworks/scaffold/<app>.patch                           (fails on any mismatch)
 #   3. npm install --package-lock-only, starting from the committed package-lock.json (keeps its resolutions)
 set -euo pipefail
@@ -22,6 +22,7 @@ APPS=(
   "react        8.3.0  react  --no-rolldown"   # create-vite 8.x: the last templates on Vite 7
   "vue          8.3.0  vue    --no-rolldown"
   "react-vite8  9.3.0  react  -"               # create-vite 9.x: Vite 8 (Rolldown)
+  "react-ts     9.3.0  react-ts  -"            # React + TypeScript: the debugging app (e2e/test_debugging.py)
 )
 
 check=0

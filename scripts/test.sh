@@ -64,8 +64,8 @@ if [ ! -x .tools/inspector/node_modules/.bin/mcp-inspector ]; then
   npm install --prefix .tools/inspector --no-audit --no-fund --silent @modelcontextprotocol/inspector@2.12.0 >/dev/null
 fi
 
-for app in plugins/vite e2e/frameworks/react e2e/frameworks/vue e2e/frameworks/react-vite8 e2e/frameworks/preact \
-    e2e/webpack_app e2e/ts_client $(ls -d e2e/apps/*/ | sed 's:/$::'); do
+for app in plugins/vite e2e/frameworks/react e2e/frameworks/vue e2e/frameworks/react-vite8 e2e/frameworks/react-ts \
+    e2e/frameworks/preact e2e/webpack_app e2e/ts_client $(ls -d e2e/apps/*/ | sed 's:/$::'); do
   # the Vite plugin's deps, the real React and Vue apps on Vite 7 and the React app on Vite 8 (Vite dev server) for
   # e2e/test_frameworks.py, the webpack 5 app for e2e/test_webpack.py, and the third-party corpus (apps from npm, pinned,
   # served as published) for e2e/test_third_party.py; skipped when up to date.

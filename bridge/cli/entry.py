@@ -14,7 +14,7 @@ from bridge import __version__
 from bridge.shared import seam as shared_state
 from bridge.cli.command import invocation
 from bridge.server import running
-from bridge.settings import ENV_PREFIX, Settings, SettingsError, is_list, is_table, load_settings
+from bridge.settings import ENV_PREFIX, RUN_BUDGETS, Settings, SettingsError, is_list, is_table, load_settings
 
 #: The port a bridge takes when none is given (the plugins' default).
 DEFAULT_PORT = Settings.model_fields["port"].default
@@ -38,15 +38,13 @@ MEANING = {
             "token": "Bearer token for that bridge (default: the token file).",
             "no_auth": "The bridge at --port serves /v1 without a token.",
             "model": "Model for this run ('client': the connected MCP client's own model, by sampling).",
-            **{f"run_max_{b}": f"This run's budget: {what} (default: the bridge's setting)." for b, what in
-               (("steps", "tool calls"), ("batches", "plans"), ("replans", "replans after a failure"),
-                ("model_calls", "model calls"), ("seconds", "wall-clock seconds"))}},
+            **{b.setting: f"This run's budget: {b.help[0].lower()}{b.help[1:-1]} (default: the bridge's setting)."
+               for b in RUN_BUDGETS}},
 }
 
 #: `run`'s settings flags; model_url and the other model settings reach a bridge `run` starts.
 RUN_FLAGS = {"host", "port", "config_dir", "token", "no_auth", "model_url", "model", "model_key", "model_timeout",
-             "model_retries", "model_stream", "run_max_steps", "run_max_batches", "run_max_replans",
-             "run_max_model_calls", "run_max_seconds"}
+             "model_retries", "model_stream", *(b.setting for b in RUN_BUDGETS)}
 
 
 def _add_settings_flags(parser: argparse.ArgumentParser, only: set[str] | None = None, cmd: str = "serve") -> None:

@@ -14,14 +14,13 @@ from typing import Any, TextIO
 import httpx
 
 from bridge.runs import trace as traces
-from bridge.settings import Settings
+from bridge.settings import RUN_BUDGETS, Settings
 
 #: The exit code of each end state (0 only for done); 6: no run started (bridge or model not reachable, bad input).
 EXIT = {"done": 0, "failed": 1, "blocked": 3, "needs_clarification": 4, "cancelled": 5}
 NOT_STARTED = 6
 #: Budget settings a `run` flag overrides for that run only (Settings field -> budgets key).
-BUDGET_FLAGS = {"run_max_steps": "max_steps", "run_max_batches": "max_batches", "run_max_replans": "max_replans",
-                "run_max_model_calls": "max_model_calls", "run_max_seconds": "max_seconds"}
+BUDGET_FLAGS = {b.setting: b.request for b in RUN_BUDGETS}
 
 
 def _short(value: Any, limit: int = 160) -> str:

@@ -1,6 +1,6 @@
 """Shared consent approvals: "Allow on this origin" given in any replica's page or cockpit holds on every replica.
 
-The team bridge's `SharedState.approvals` (the set consent reads and adds to): adding publishes the pair (and keeps it in a Redis set for
+The team bridge's `Shared.approvals` (bridge/shared/seam.py) (the set consent reads and adds to): adding publishes the pair (and keeps it in a Redis set for
 replicas that join later); pairs other replicas approved are added here without publishing again."""
 
 from __future__ import annotations

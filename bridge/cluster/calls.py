@@ -21,15 +21,15 @@ from bridge.pages.protocol import ErrorInfo, ResultMsg
 from bridge.pages.registry import Instance
 
 if TYPE_CHECKING:
-    from bridge.state import BridgeState
+    from bridge.shared.seam import Parts
 
 log = logging.getLogger("bridge.cluster")
 
 
 class Calls:
-    def __init__(self, state: BridgeState, bus: Bus, rid: str) -> None:
-        self.state, self.bus, self.rid = state, bus, rid
-        self.spawn = state.background.spawn
+    def __init__(self, parts: Parts, bus: Bus, rid: str) -> None:
+        self.parts, self.bus, self.rid = parts, bus, rid
+        self.spawn = parts.spawn
         self.mirror: Mirror | None = None
         #: requestId -> (caller replica, instance id, expiry): exec frames we wrote for another replica's caller.
         self.relay: dict[str, tuple[str, str, float]] = {}
@@ -46,10 +46,10 @@ class Calls:
                 del self.relay[rid]
 
     def on_result(self, msg: m.Result) -> None:
-        self.state.pending.resolve(msg.id, ResultMsg.model_validate(msg.msg))
+        self.parts.pending.resolve(msg.id, ResultMsg.model_validate(msg.msg))
 
     def on_fail(self, msg: m.Fail) -> None:
-        self.state.pending.resolve(msg.id, ResultMsg(requestId=msg.rid, ok=False,
+        self.parts.pending.resolve(msg.id, ResultMsg(requestId=msg.rid, ok=False,
                                                      error=ErrorInfo(code=msg.code, message=msg.message)))
 
     async def send_down(self, owner: str, iid: str, text: str) -> None:
@@ -100,7 +100,7 @@ class Calls:
         except ValueError:
             return
         request_id = frame.get("requestId") if frame.get("type") == "exec" else None
-        inst = self.state.registry.instances.get(iid)
+        inst = self.parts.registry.instances.get(iid)
         if inst is None or not inst.live:
             if request_id:
                 self._fail(caller, iid, request_id, "page_disconnected",
@@ -129,14 +129,13 @@ class Calls:
 
     def on_up_message(self, msg: m.Up) -> None:
         from bridge.pages import protocol
-        from bridge.pages.up_messages import handle_up
 
-        inst = self.state.registry.instances.get(msg.id)
+        inst = self.parts.registry.instances.get(msg.id)
         if inst is None:
             return
         try:
             up = protocol.parse_up(msg.msg)
         except protocol.ProtocolError:
             return
-        handle_up(self.state, inst, up)
+        self.parts.up(inst, up)
 

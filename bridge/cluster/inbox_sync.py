@@ -37,6 +37,12 @@ class InboxSync:
     def last_id(self) -> int:
         return self.inbox.next_id - 1
 
+    def take(self, item: Item) -> bool:
+        """A new inbox item goes through Redis, which gives it its cluster-wide id (every replica appends it)."""
+        item.id = 0  # given by Redis
+        self.add(item)
+        return True
+
     def add(self, item: Item) -> None:
         """Inbox.add in cluster mode: give the item its cluster-wide id; every replica appends it on the broadcast."""
         task = self.bus_task(self._add(item))

@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from bridge.pages.protocol import FrameInfo
+from bridge.pages.protocol import DevInfo, FrameInfo
 from bridge.pages.registry import Instance
 
 
@@ -57,6 +57,14 @@ def frames_of(info: dict[str, Any]) -> dict[str, FrameInfo]:
             continue
         out[frame.frameId] = frame
     return out
+
+
+def dev_of(info: dict[str, Any]) -> DevInfo | None:
+    """The page's dev-server updates as its owner recorded them (None: none, or not readable)."""
+    try:
+        return DevInfo.model_validate(info["dev"]) if isinstance(info.get("dev"), dict) else None
+    except ValueError:
+        return None
 
 
 class Mirror:
@@ -109,6 +117,7 @@ class Mirror:
             inst.origin, inst.attach = info.get("origin", ""), info.get("attach", "script")
             inst.verified_origin = info.get("verified", "")
             inst.frames = frames_of(info)
+            inst.generation, inst.dev = int(info.get("generation") or 0), dev_of(info)
         inst.state = state if connected else "reconnecting"  # type: ignore[assignment]
         kind = str(info.get("channel") or "ws")
         old = inst.conn

@@ -16,7 +16,7 @@ from bridge.cluster.messages import QuestionAnswer, QuestionClose, QuestionOpen
 from bridge.human.questions import Question
 
 if TYPE_CHECKING:
-    from bridge.state import BridgeState
+    from bridge.shared.seam import Parts
 
 log = logging.getLogger("bridge.cluster")
 
@@ -29,9 +29,9 @@ def _encode(q: Question, owner: str) -> dict[str, Any]:
 
 
 class QuestionSync:
-    def __init__(self, bus: Bus, state: BridgeState, rid: str) -> None:
-        self.bus, self.state, self.rid = bus, state, rid
-        self.spawn = state.background.spawn
+    def __init__(self, bus: Bus, parts: Parts, rid: str) -> None:
+        self.bus, self.parts, self.rid = bus, parts, rid
+        self.spawn = parts.spawn
         #: Open questions other replicas asked: id -> (question, owner replica). Their futures never settle here.
         self.remote: dict[str, tuple[Question, str]] = {}
 
@@ -69,7 +69,7 @@ class QuestionSync:
         self.remote.clear()
         for raw in rows.values():
             self._open(json.loads(raw))
-        for q in list(self.state.questions.by_id.values()):  # a restarted Redis forgot ours
+        for q in list(self.parts.questions.by_id.values()):  # a restarted Redis forgot ours
             if q.open and q.id not in rows:
                 self.observe(q, True)
 
@@ -117,18 +117,17 @@ class QuestionSync:
             self._answered(msg)
 
     def _answered(self, msg: QuestionAnswer) -> None:
-        q = self.state.questions.by_id.get(msg.id)
+        q = self.parts.questions.by_id.get(msg.id)
         if q is None or not q.open:
             return
         if msg.via == "cockpit":
-            self.state.asking.settle_from_cockpit(q, msg.answer)
+            self.parts.settle(q, msg.answer)
             return
-        from bridge.human.events import page_event
         from bridge.pages.protocol import EventMsg
 
         if q.instance_id != msg.instance:
             return  # not this page's question (a broadcast answer reaches every replica; never sent on again)
-        inst = self.state.dispatcher.lookup(msg.instance)
+        inst = self.parts.lookup(msg.instance)
         if inst is not None:
-            page_event(self.state, inst, EventMsg(type="event", kind="answer", questionId=q.id,
+            self.parts.event(inst, EventMsg(type="event", kind="answer", questionId=q.id,
                                               data={"answer": msg.answer}))

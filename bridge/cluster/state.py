@@ -1,10 +1,11 @@
 """This replica's part in the cluster: claims pageIds through Redis, mirrors the pages of the others, relays exec
 frames and results between a caller replica and a page's owner, and writes its own pages' state back.
 
-It is the `redis` implementation of bridge/shared/seam.py's `SharedState`, picked once at start: the register
-route claims through it, the registry, the questions and the inbox tell it of their changes (constructor
-arguments bridge/state.py wires, nothing patched in), `Dispatcher.lookup` finds remote instances through it, and
-page_list and the cockpit list cluster-wide rows through it.
+It gives the `redis` backend's parts of bridge/shared/seam.py (bridge/cluster/__init__.py `build`), picked once
+at start by the --cluster URL: it is the page ids and the replicas (the register route claims through it, the
+registry tells it of its changes, `Dispatcher.lookup` finds remote instances through it, page_list and the cockpit
+list cluster-wide rows through it); its `questions`, `inbox` and `approvals` are the other parts. It is built from
+the bridge's `Parts`, never its whole state.
 """
 
 from __future__ import annotations
@@ -31,9 +32,7 @@ from bridge.pages.protocol import RegisterRequest
 from bridge.pages.registry import Instance, Registry, check_claims, port_of, tab_slice
 
 if TYPE_CHECKING:
-    from bridge.state import BridgeState
-    from bridge.human.inbox import Item
-    from bridge.human.questions import Question
+    from bridge.shared.seam import Parts
 
 log = logging.getLogger("bridge.cluster")
 
@@ -46,30 +45,31 @@ def _candidates(n: int = 8) -> list[str]:
 
 
 class Cluster:
-    """The shared state of a team bridge (bridge/shared/seam.py picks it for `--cluster`): pages, calls,
-    questions, approvals and the inbox shared with every replica through Redis."""
+    """The shared state of a team bridge (bridge/shared/seam.py picks it for a `--cluster redis://…` URL): pages,
+    calls, questions, approvals and the inbox shared with every replica through Redis."""
 
-    def __init__(self, state: BridgeState) -> None:
-        url = state.settings.cluster
+    def __init__(self, parts: Parts) -> None:
+        settings = parts.settings
+        url = settings.cluster
         assert url, "the redis backend needs --cluster"
-        self.state = state
-        self.registry: Registry = state.registry
+        self.parts = parts
+        self.registry: Registry = parts.registry
         self.rid = "r" + secrets.token_hex(4)
         self.bus = Bus(url, self.rid, self._handle, self._on_up, self._on_down)
-        self.calls = Calls(state, self.bus, self.rid)
+        self.calls = Calls(parts, self.bus, self.rid)
         self.mirror = Mirror(self.rid, self.calls.send_down, self._lost)
         self.calls.mirror = self.mirror
         #: Hooks the page channel calls (see calls.py).
         self.relay_result, self.authenticate, self.forward_up = (self.calls.relay_result, self.calls.authenticate,
                                                                  self.calls.forward_up)
         #: Rows of remote pages in the registry's own format (its page_rows over the mirror's dict).
-        self.view = Registry(state.settings.page_ttl)
+        self.view = Registry(settings.page_ttl)
         self.view.instances = self.mirror.instances  # type: ignore[assignment]
-        self.liveness = Liveness(self.bus, self.rid, state.settings.page_channel_url(), state.settings.page_ttl,
+        self.liveness = Liveness(self.bus, self.rid, settings.page_channel_url(), settings.page_ttl,
                                  self._local_live_ids, self.mirror.owners, self._owner_died)
-        self.inbox = InboxSync(self.bus, state.inbox)
-        self.questions = QuestionSync(self.bus, state, self.rid)
-        self.approvals = SharedApprovals(self.bus, state.background.spawn, set())
+        self.inbox = InboxSync(self.bus, parts.inbox)
+        self.questions = QuestionSync(self.bus, parts, self.rid)
+        self.approvals = SharedApprovals(self.bus, parts.spawn, set())
         #: Set while this replica lets go of a page another replica claimed: those changes are not ours to write.
         self._letting_go: Instance | None = None
         self.epochs: dict[str, int] = {}
@@ -80,7 +80,7 @@ class Cluster:
         self.claim = self.bus.redis.register_script(keys.CLAIM)
         self.update = self.bus.redis.register_script(keys.UPDATE)
         self.release = self.bus.redis.register_script(keys.RELEASE)
-        self.ttl_ms = int(state.settings.page_ttl * 1000)
+        self.ttl_ms = int(settings.page_ttl * 1000)
         #: Why the last page_list shows this replica's pages only (Redis unreachable), else None.
         self.note: str | None = None
 
@@ -118,7 +118,7 @@ class Cluster:
 
     def _on_down(self) -> None:
         for inst in list(self.mirror.instances.values()):
-            self.state.pending.fail_instance(inst.id,
+            self.parts.pending.fail_instance(inst.id,
                                              lambda w, iid=inst.id: unavailable(f"the call to page {iid}/host"))
 
     # ---- claims ---------------------------------------------------------------------------------------------
@@ -127,6 +127,7 @@ class Cluster:
         return json.dumps({"url": inst.url, "title": inst.title, "origin": inst.origin, "attach": inst.attach,
                            "verified": inst.verified_origin,
                            "channel": inst.conn.kind if inst.conn else None,
+                           "generation": inst.generation, "dev": inst.dev.model_dump() if inst.dev else None,
                            "frames": [f.model_dump(exclude_none=True) for f in inst.frames.values()]},
                           separators=(",", ":"))
 
@@ -241,7 +242,7 @@ class Cluster:
                 continue
             for inst, ok in zip(order, results[len(released):]):
                 if not ok and self.registry.instances.get(inst.id) is inst:
-                    self.state.background.spawn(self._lost_ownership(inst))
+                    self.parts.spawn(self._lost_ownership(inst))
 
     async def _lost_ownership(self, inst: Instance) -> None:
         try:
@@ -268,7 +269,7 @@ class Cluster:
                 if conn is not None:
                     self.registry.detach(inst, conn)
                     conn.close()
-                self.state.dispatcher.page_disconnected(inst)
+                self.parts.page_lost(inst, "gone")
                 self.registry.forget(inst)
             finally:
                 self._letting_go = None
@@ -279,12 +280,7 @@ class Cluster:
     # ---- other replicas' pages ------------------------------------------------------------------------------
 
     def _lost(self, inst: RemoteInstance, why: str) -> None:
-        if why == "unloading":
-            self.state.dispatcher.page_unloading(inst)
-        elif why == "reloaded":
-            self.state.dispatcher.page_reloaded(inst)
-        else:
-            self.state.dispatcher.page_disconnected(inst)
+        self.parts.page_lost(inst, why)
 
     def _owner_died(self, owner: str) -> None:
         hit = self.mirror.owner_died(owner)
@@ -322,18 +318,7 @@ class Cluster:
         """The live replicas' page-channel URLs, this one's first (what a register answer lists)."""
         return await self.liveness.urls()
 
-    # ---- the SharedState seam -------------------------------------------------------------------------------
-
-    def question_changed(self, q: Question, opened: bool) -> None:
-        self.questions.observe(q, opened)
-
-    def inbox_take(self, item: Item) -> bool:
-        item.id = 0  # given by Redis
-        self.inbox.add(item)
-        return True
-
-    def inbox_mark(self, ids: list[int], status: str) -> None:
-        self.inbox.mark(ids, status)  # type: ignore[arg-type]
+    # ---- the page ids and the replicas (bridge/shared/seam.py PageIds, Replicas) -------------------------------
 
     def remote(self, instance_id: str) -> Instance | None:
         return self.mirror.get(instance_id)
@@ -351,18 +336,6 @@ class Cluster:
     def remote_rows(self) -> list[dict[str, Any]]:
         return self.mirror_rows()
 
-    def remote_questions(self) -> list[Question]:
-        return self.questions.open_questions()
-
-    def remote_question(self, question_id: str) -> Question | None:
-        return self.questions.get(question_id)
-
-    def forward_answer(self, question_id: str, answer: Any, via: str, instance_id: str | None) -> bool:
-        return self.questions.forward(question_id, answer, via, instance_id)
-
-    async def message_id(self, item: Item) -> int | None:
-        return await self.inbox.settled(item)
-
     async def page_rows(self) -> list[dict[str, Any]]:
         """page_list across the cluster: this replica's pages as today, every other one read from Redis."""
         rows = [{**r, "replica": self.rid} for r in self.registry.page_rows()]
@@ -374,7 +347,7 @@ class Cluster:
             self.bus.went_down(exc)
             self.note = str(unavailable("listing the pages of other replicas"))
             return rows
-        view = Registry(self.state.settings.page_ttl)
+        view = Registry(self.parts.settings.page_ttl)
         owner_of: dict[str, str] = {}
         for iid, f, pttl in records:
             if iid in self.registry.instances and f.get("owner") == self.rid:
@@ -386,7 +359,7 @@ class Cluster:
             if inst is None:
                 continue
             if not inst.live and pttl > 0:
-                inst.since = time.monotonic() - (self.state.settings.page_ttl - pttl / 1000)
+                inst.since = time.monotonic() - (self.parts.settings.page_ttl - pttl / 1000)
             view.instances[iid] = inst
             owner_of[iid] = inst.owner
         for row in view.page_rows():

@@ -93,7 +93,7 @@ def render_command_types() -> str:
     params: dict[str, str] = {}
     results: dict[str, str] = {}
     for cmd in COMMAND_TABLE.values():
-        params[cmd.name] = add(cmd.params, received(wire_schema(cmd.params, "validation")))
+        params[cmd.name] = add(cmd.sent, received(wire_schema(cmd.sent, "validation")))
         results[cmd.name] = add(cmd.result, wire_schema(cmd.result, "serialization"))
     lines = [HEAD, "/**", f" * @typedef {{{names}}} CommandName", f" * @typedef {{{up}}} UpMessage"]
     for name, body in defs.items():

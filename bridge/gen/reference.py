@@ -87,7 +87,7 @@ def render_commands() -> str:
                "default filled in). Params not listed are refused "
                "(`bad_arguments`); results may carry more than they name.\n")
     for c in COMMAND_TABLE.values():
-        params = ts_type(wire_schema(c.params, "validation"))
+        params = ts_type(wire_schema(c.sent, "validation"))
         result = ts_type(wire_schema(c.result, "serialization"))
         out.append(f"### `{c.name}`\n\n- params: `{params}`\n- result: `{result}`\n")
     return "\n".join(out).rstrip() + "\n"

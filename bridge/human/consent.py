@@ -22,6 +22,9 @@ CONSENT_ONCE, CONSENT_ORIGIN, CONSENT_DENY = "Allow once", "Allow on this origin
 #: Consent classes the call being handled needs no prompt for: a run's `--allow` (bridge/runs/toolbox.py sets it
 #: around each of the run's calls; nothing else does). Each such decision is audited as "allowed by run".
 PREAPPROVED: ContextVar[frozenset[str]] = ContextVar("dbg_preapproved", default=frozenset())
+#: Who granted the run's `allow` (bridge/runs/loop.py sets it for the run's task): "terminal", "cockpit", or
+#: "config" (--run-allow, which is all an agent's run gets).
+GRANTED_BY: ContextVar[str] = ContextVar("dbg_granted_by", default="config")
 
 #: Classes that reach beyond the page (the human's disk): answered in the cockpit only, never by a card in the page
 #: (its own scripts share the card's world) nor by an MCP client (the token is the agent's). open_file (bridge/human/
@@ -41,6 +44,14 @@ CONSENT_TEXT = {
     "upload": ("The agent wants to hand these files to {page} ({origin}) as if chosen in its file picker.",
                "Ask the human (user_ask) which file to upload, or let them pick it themselves."),
 }
+
+
+def served_by_bridge(origin: str, port: int) -> bool:
+    """The origin is the bridge's own (its /demo, a per-tab *.localhost host): code there shares the cockpit's origin
+    and so could act as the cockpit, so running it is asked in the cockpit only."""
+    parts = urlsplit(origin)
+    host = (parts.hostname or "").lower()
+    return parts.port == port and (host in ("127.0.0.1", "localhost", "::1") or host.endswith(".localhost"))
 
 
 def origin_of(url: str) -> str:
@@ -99,14 +110,19 @@ class Consent:
         if (kind, origin) in self.approved:
             return
         if kind in PREAPPROVED.get():
-            audit.human("consent", target.page_id, action=kind, origin=origin, decision="allowed by run")
+            audit.human("consent", target.page_id, action=kind, origin=origin, decision="allowed by run",
+                        grantedBy=GRANTED_BY.get())
             return
         question, instead = CONSENT_TEXT[kind]
         preview = detail if len(detail) <= 600 else detail[:600] + "…"
-        cockpit_only = kind in COCKPIT_ONLY
+        own = served_by_bridge(origin, settings.port)
+        cockpit_only = kind in COCKPIT_ONLY or (own and kind in ("eval", "tool"))
         choices = [CONSENT_ONCE, CONSENT_DENY] if cockpit_only else [CONSENT_ONCE, CONSENT_ORIGIN, CONSENT_DENY]
-        q, answered = await self.asking.ask(target, "consent", question.format(page=target.page_id, origin=origin),
-                                            choices, preview, settings.consent_wait, human_only=cockpit_only)
+        text = question.format(page=target.page_id, origin=origin)
+        if own:
+            text += " This page is served by the bridge itself: code there could act as the cockpit."
+        q, answered = await self.asking.ask(target, "consent", text, choices, preview, settings.consent_wait,
+                                            human_only=cockpit_only)
         if not answered:
             where = "in the bridge cockpit" if cockpit_only else f"in {target.page_id}"
             audit.human("consent", target.page_id, questionId=q.id, action=kind, origin=origin, decision="timeout")

@@ -5,20 +5,29 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from bridge.pages import sourcemap
 from bridge.pages.protocol import EventMsg
 from bridge.pages.registry import Instance
 
 if TYPE_CHECKING:
-    from bridge.state import BridgeState
+    from bridge.audit import Audit
+    from bridge.human.asking import Asking
+    from bridge.human.editor import OpenFile
+    from bridge.human.inbox import Inbox
+    from bridge.human.questions import Questions
+    from bridge.server.background import Background
+    from bridge.shared.seam import Shared
 
 log = logging.getLogger("bridge.human")
 
-#: Seconds after the bridge's own act in a tab ends during which that tab's answers are not taken (the act's
-#: trusted input, the extension's, reaches the page before the act's result does; this covers the rest).
-ACT_GRACE = 0.3
+#: Seconds after the bridge's own act in a tab ends during which that tab's answers are not taken: none, since the
+#: act's trusted input (the extension's) reaches the page, and its answer the bridge, before the act's result does
+#: (the extension itself also guards the panel a moment longer: plugins/extension/content.js).
+ACT_GRACE = 0.0
+#: How often a refused answer's card is looked at again, to show it once the bridge's input is over.
+RESHOW_EVERY = 0.25
 #: Seconds after the bridge's own desktop input during which no page's answer is taken: XTest input reaches the
 #: browser after the bridge's call returns, and the bridge cannot tell which window it landed in.
 DESKTOP_GRACE = 1.0
@@ -26,7 +35,21 @@ DESKTOP_GRACE = 1.0
 HUMANS_WORD = ("answer", "record_start", "record_stop", "recorded")
 
 
-def bridge_input(state: BridgeState, inst: Instance) -> str | None:
+class EventTarget(Protocol):
+    """What a page's events reach (bridge/state.py's BridgeState is one)."""
+
+    skills: Any  # bridge.skills.service.SkillService, or None
+    questions: Questions
+    shared: Shared
+    inbox: Inbox
+    open_file: OpenFile
+    asking: Asking
+    audit: Audit
+    background: Background
+    desktop: Any  # bridge.desktop.service.Desktop, or None
+
+
+def bridge_input(state: EventTarget, inst: Instance) -> str | None:
     """Which of the bridge's own trusted-input routes may have produced an event of this tab just now: 'act' (the
     extension's debugger input, or an act's synthesized events), 'desktop' (XTest), or None."""
     now = time.monotonic()
@@ -38,7 +61,7 @@ def bridge_input(state: BridgeState, inst: Instance) -> str | None:
     return None
 
 
-def page_event(state: BridgeState, inst: Instance, msg: EventMsg) -> bool:
+def page_event(state: EventTarget, inst: Instance, msg: EventMsg) -> bool:
     """Apply an event from the page. False if it answers a question that is not open on this page, or if it is the
     human's word (an answer, a recording) arriving while the bridge itself was sending input (then it was not).
 
@@ -60,7 +83,8 @@ def page_event(state: BridgeState, inst: Instance, msg: EventMsg) -> bool:
         answer = _mapped(msg.data.get("answer"))
         q = state.questions.answer(msg.questionId or "", inst.id, answer, "page")
         if q is None:  # in a cluster, it may be another replica's question: that one settles it
-            return state.shared.forward_answer(msg.questionId or "", answer, "page", inst.id)
+            shared = state.shared.questions
+            return shared is not None and shared.forward(msg.questionId or "", answer, "page", inst.id)
         if q.kind != "consent":
             state.inbox.add("answer", f"{q.text} → {_short(q.answer)}", page_id,
                             {"questionId": q.id, "answer": q.answer, "via": "page"}, source="page")
@@ -73,11 +97,11 @@ def page_event(state: BridgeState, inst: Instance, msg: EventMsg) -> bool:
     return True
 
 
-async def _reshow_after_input(state: BridgeState, inst: Instance) -> None:
+async def _reshow_after_input(state: EventTarget, inst: Instance) -> None:
     for _ in range(100):  # bounded: the bridge's input ends within its own timeouts
         if bridge_input(state, inst) is None:
             break
-        await asyncio.sleep(ACT_GRACE)
+        await asyncio.sleep(RESHOW_EVERY)
     state.asking.reshow(inst)
 
 

@@ -67,6 +67,11 @@ class SnapshotParams(Params):
     boxes: Annotated[bool, Field(description="x,y,w,h in CSS px.")] = False
     detailed: bool = False
     includeFrames: Annotated[bool, Field(description="Inline same-origin frames (refs f0:e3@ab).")] = False
+
+
+class SnapshotWire(SnapshotParams):
+    """snapshot as the page gets it: page_snapshot's plumbing for a whole tree (its toFile) besides the agent's."""
+
     #: The whole tree, kept in the page and read in slices (part + from).
     full: bool = False
     part: Annotated[str, Field(max_length=200)] | None = None
@@ -120,19 +125,27 @@ class Upload(Params):
 
 
 class ActParams(ActionParams):
-    """act: one action, or a batch in `actions`. A dry run must be a real boolean (it decides whether consent is
-    asked, and the page reads it with JavaScript truthiness)."""
+    """act, as an agent gives it (page_act, page_exec(command='act')): one action, or a batch in `actions`. A dry
+    run must be a real boolean (it decides whether consent is asked, and the page reads it with JavaScript
+    truthiness)."""
 
     actions: Annotated[Annotated[list[ActionParams], Field(max_length=200)] | None,
                        Field(description="Batch of {action, ref, ...}.")] = None
     #: A snapshot after the actions, in the answer.
     snapshot: bool = False
+    #: Only say which actions would submit a form (nothing acts).
     dryRun: Annotated[bool, Field(strict=True)] = False
     #: Real input (true), synthetic only (false), or real input when synthetic did nothing (auto): README, Acting.
     trusted: Literal["auto", True, False] = "auto"
     #: Skip the actionability checks.
     force: bool = False
-    #: Seconds the actionability checks may wait, all actions together (page_act sets it from its timeout).
+
+
+class ActWire(ActParams):
+    """act as the page gets it: the agent's params plus the bridge's plumbing, which only the act pipeline
+    (bridge/tools/act.py) fills in."""
+
+    #: Seconds the actionability checks may wait, all actions together (set from the call's timeout).
     checkTimeout: Annotated[float, Field(ge=0, le=300)] = 5
     #: The bridge can send real input into this tab's window on its desktop (it resumes the act after).
     desktop: bool | None = None
@@ -147,7 +160,30 @@ class ConsoleParams(Params):
     since: Since = 0
     level: Annotated[Annotated[str, Field(max_length=200)] | None, Field(description="E.g. error,warn.")] = None
     limit: Annotated[int, Field(ge=1, le=500)] = 100
-    stack: bool = False
+    stack: Annotated[bool, Field(description="Whole mapped stacks.")] = False
+    errors: Annotated[bool, Field(description="Group by top frame, with the act before each.")] = False
+    #: The skill's name is checked where it is saved (bridge/skills/format.py check_name).
+    saveSkill: Annotated[Annotated[str, Field(max_length=80)] | None,
+                         Field(description="With errors: save the newest one's acts as a skill.")] = None
+
+
+class ProblemsParams(Params):
+    """problems: the errors and failed requests since a mark (`navigate` answers one; a new document counts its
+    requests from its start)."""
+
+    console: Annotated[int, Field(ge=0)] = 0
+    net: Annotated[int, Field(ge=0)] = 0
+    doc: Annotated[str, Field(max_length=100)] | None = None
+
+
+class MapsParams(Params):
+    """maps: the source maps of the modules an error's stack names (the bridge caches them: bridge/pages/stacks.py)."""
+
+    urls: Annotated[list[Annotated[str, Field(max_length=4096)]], Field(max_length=50)]
+
+
+class VitalsParams(Params):
+    since: Since = 0
 
 
 class WaitParams(Params):
@@ -160,10 +196,15 @@ class WaitParams(Params):
     #: A failed update answers [update_failed] with its error at file:line (bridge/tools/page_dev.py).
     update: Annotated[int | None, Field(ge=0, description="Next hot update or reload after this `updates`.")] = None
     state: Literal["visible", "hidden", "enabled"] = "visible"
-    #: The document's load (or DOMContentLoaded), then a quiet DOM (no mutation for 100 ms, at most 1 s).
-    loadState: Literal["load", "domcontentloaded"] | None = None
     #: Seconds (the call waits a little longer, for the answer to travel).
     timeout: Annotated[float, Field(gt=0, le=120)] = 10
+
+
+class WaitWire(WaitParams):
+    """wait as the page gets it: page_navigate's wait for the new document's load besides the agent's params."""
+
+    #: The document's load (or DOMContentLoaded), then a quiet DOM (no mutation for 100 ms, at most 1 s).
+    loadState: Literal["load", "domcontentloaded"] | None = None
 
 
 class NavigateParams(Params):
@@ -195,7 +236,12 @@ class ElementParams(Params):
 
 
 class ScreenshotParams(ElementParams):
-    """screenshot: `desktop` asks for the box and viewport only, when the bridge cuts the pixels from its desktop."""
+    """screenshot: one element, or the viewport."""
+
+
+class ScreenshotWire(ScreenshotParams):
+    """screenshot as the page gets it: `desktop` asks for the box and viewport only, when the bridge cuts the
+    pixels from its desktop."""
 
     desktop: bool | None = None
 
@@ -333,7 +379,9 @@ class ActResult(_Result):
     untrusted: str | None = None
     trusted: str | None = None
     #: Not in the model (the outputSchema budget), but in the answer: `effect: "none"` when no action changed
-    #: anything, and `requests` ({started, settled, waitedMs, capMs}) when the act started requests.
+    #: anything, and `requests` ({started, settled, waitedMs, capMs}) when the act started requests; `errors` and
+    #: `failed` when something broke during the act and its settle window (the page sends raw stacks and request
+    #: rows; the tool answers one line each: the error at its top app frame as written, `METHOD /path status`).
 
 
 class ConsoleEntry(_Result):
@@ -342,19 +390,65 @@ class ConsoleEntry(_Result):
     text: str
     time: int
     url: str | None = None
-    stack: str | None = None
+    #: The page sends an error's raw stack; page_console answers its frames mapped, one line each (with `stack`).
+    stack: str | list[str] | None = None
+    #: The act (its seq in the page's journal) an error came during or after (page plumbing).
+    act: Annotated[int | None, Field(exclude=True)] = None
+    #: Whether it is an error thrown, or an Error logged as is (what an act counts as its handler's failure).
+    thrown: Annotated[bool | None, Field(exclude=True)] = None
+    #: Not in the model (the outputSchema budget): page_console adds an error's top app frame at the line written
+    #: (`at`: `fn (file:line:col)`), that line's text (`code`), and where it was compiled to when that differs
+    #: (`generated`), or a `note` when no map covered it.
 
 
 class ConsoleResult(_Result):
+    """The entries since the cursor (page_console with `errors` answers `errors`, the groups, and no entries)."""
+
     entries: list[ConsoleEntry]
     cursor: int
     more: bool
+    #: The page's journal of acts (with `errors`), and how many hot updates it took (a stale map's key): plumbing
+    #: the tool takes out.
+    acts: Annotated[list[dict[str, Any]] | None, Field(exclude=True)] = None
+    hot: Annotated[int | None, Field(exclude=True)] = None
+
+
+class ProblemsResult(_Result):
+    """What broke since a mark: errors (text, raw stack, the act before) and failed requests; empty when nothing did."""
+
+    errors: list[dict[str, Any]] | None = None
+    failed: list[dict[str, Any]] | None = None
+    moreErrors: int | None = None
+    moreFailed: int | None = None
+
+
+class MapsResult(_Result):
+    """Each URL's map ({url, sources, sourceRoot, mappings, sourcesContent}) or null, and how many hot updates the
+    document took (a map from before one is stale)."""
+
+    maps: dict[str, dict[str, Any] | None]
+    hot: int = 0
+
+
+class VitalsResult(_Result):
+    """Long animation frames (scripts at compiled positions; `hot`: sampled functions), LCP, CLS, INP as the page
+    measured them, before the bridge maps them."""
+
+    frames: list[dict[str, Any]]
+    cursor: float
+    profiling: str
+    lcp: dict[str, Any] | None = None
+    cls: dict[str, Any] | None = None
+    inp: dict[str, Any] | None = None
+    acts: list[dict[str, Any]] | None = None
 
 
 class WaitResult(_Result):
     met: bool
     ms: int
     value: Any = None
+    #: Not in the model (the outputSchema budget): `errors` and `failed` when something broke while it waited (as
+    #: an act's answer says them).
 
 
 class NavigateResult(_Result):
@@ -365,6 +459,8 @@ class NavigateResult(_Result):
     doc: str | None = None
     #: Whether the navigation replaces this document (None: the page cannot tell, e.g. back without Navigation API).
     crossDocument: bool | None = None
+    #: Where the page's logs were as it left ({console, net, doc}): the `problems` the new document had since.
+    mark: dict[str, Any] | None = None
 
 
 class NetworkRow(_Result):
@@ -516,10 +612,18 @@ class Command:
     consent: ConsentClass | None
     read_only: bool
     tool: str | None
-    #: The params model, checked on every path an agent reaches the command by, before the policy runs.
+    #: The params model: what an agent gives, checked on every path it reaches the command by, before the policy
+    #: runs.
     params: type[BaseModel]
     #: What the client answers (mirrored in inject/command_types.js).
     result: type[BaseModel]
+    #: What the page gets, when the bridge adds plumbing of its own to the agent's params (None: `params`).
+    wire: type[BaseModel] | None = None
+
+    @property
+    def sent(self) -> type[BaseModel]:
+        """The model of the params as the exec frame carries them (mirrored in inject/command_types.js)."""
+        return self.wire or self.params
 
 
 #: Every command a client answers, with its policy. The client's COMMANDS table (inject/commands.js) names the same.
@@ -528,20 +632,24 @@ COMMAND_TABLE: dict[str, Command] = {c.name: c for c in (
     Command("ping", None, True, None, NoParams, PingResult),
     Command("frames", None, True, None, NoParams, FramesResult),
     Command("location", None, True, None, NoParams, LocationResult),
-    Command("snapshot", None, True, "page_snapshot", SnapshotParams, SnapshotResult),
+    Command("snapshot", None, True, "page_snapshot", SnapshotParams, SnapshotResult, wire=SnapshotWire),
     Command("find", None, True, "page_find", FindParams, FindResult),
     # consent only when the actions would submit a form (a dry run tells)
-    Command("act", "submit", False, "page_act", ActParams, ActResult),
+    Command("act", "submit", False, "page_act", ActParams, ActResult, wire=ActWire),
     Command("console", None, True, "page_console", ConsoleParams, ConsoleResult),
-    Command("wait", None, True, "page_wait", WaitParams, WaitResult),
+    Command("wait", None, True, "page_wait", WaitParams, WaitResult, wire=WaitWire),
     # consent only when going to another origin
     Command("navigate", "navigate", False, "page_navigate", NavigateParams, NavigateResult),
     Command("network", None, True, "page_network", NetworkParams, NetworkResult),
+    # what broke since a mark, and the maps to read it with (bridge/pages/stacks.py): plumbing of the tools that act
+    Command("problems", None, True, None, ProblemsParams, ProblemsResult),
+    Command("maps", None, True, None, MapsParams, MapsResult),
+    Command("vitals", None, True, "page_vitals", VitalsParams, VitalsResult),
     Command("source", None, True, "page_source", ElementParams, SourceResult),
     Command("highlight", None, False, "page_highlight", HighlightParams, HighlightResult),
     Command("ask", None, False, "user_ask", AskParams, AskResult),
     Command("notify", None, False, "user_notify", NotifyParams, NotifyResult),
-    Command("screenshot", None, True, "page_screenshot", ScreenshotParams, ScreenshotResult),
+    Command("screenshot", None, True, "page_screenshot", ScreenshotParams, ScreenshotResult, wire=ScreenshotWire),
     # plumbing for input and screenshots through the desktop (the title marker it sets is taken off at once)
     Command("viewport", None, True, None, ViewportParams, ViewportResult),
     Command("selection", None, True, None, NoParams, SelectionResult),  # only through page_exec(command=…)
@@ -560,22 +668,36 @@ def explain(exc: ValidationError) -> str:
     return "; ".join(f"{'.'.join(map(str, e['loc'])) or 'body'}: {e['msg']}" for e in exc.errors()[:5])
 
 
-def parse_params(command: str, params: BaseModel | dict[str, Any] | None) -> BaseModel:
-    """`params` as `command`'s params model reads them (a model already of that kind as it is), or a bad_arguments
-    error saying what is wrong."""
+def parse_params(command: str, params: BaseModel | dict[str, Any] | None, *, wire: bool = False) -> BaseModel:
+    """`params` as `command`'s params model reads them (`wire`: as the page gets them, the bridge's plumbing
+    included; a model already of that kind as it is), or a bad_arguments error saying what is wrong."""
     spec = COMMAND_TABLE.get(command)
     if spec is None:
         raise errors.BridgeError(f"'{command}' is not a page command. Known: {', '.join(COMMAND_TABLE)}.",
                                  code="bad_arguments")
-    if isinstance(params, spec.params):
+    model = spec.sent if wire else spec.params
+    if type(params) is model:
         return params
     if isinstance(params, BaseModel):
         params = to_wire(params)
+    if not wire and isinstance(params, dict) and (own := sorted(set(params) & plumbing(spec))):
+        raise errors.BridgeError(f"{', '.join(own)} {'is' if len(own) == 1 else 'are'} the bridge's own for the "
+                                 f"'{command}' command, not arguments (an upload names its files in `files`; the "
+                                 f"bridge reads them; {spec.tool} offers the rest). Leave them out.",
+                                 code="invalid_argument")
     try:
-        return spec.params.model_validate(params or {})
+        return model.model_validate(params or {})
     except ValidationError as exc:
         raise errors.BridgeError(f"Bad params for the '{command}' command: {explain(exc)}. See docs/commands.md "
                                  "and the tool that owns it.", code="bad_arguments") from None
+
+
+def plumbing(spec: Command) -> set[str]:
+    """The fields the bridge adds for the page that an agent does not give (their wire names)."""
+    if spec.wire is None:
+        return set()
+    return {i.alias or n for n, i in spec.wire.model_fields.items()} - \
+        {i.alias or n for n, i in spec.params.model_fields.items()}
 
 
 def to_wire(params: BaseModel) -> dict[str, Any]:

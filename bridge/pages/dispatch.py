@@ -17,7 +17,7 @@ from bridge.server.progress import reporting
 from bridge.pages.protocol import CancelFrame, ExecFrame, ResultMsg, dump
 from bridge.pages.registry import LOST_GRACE, lost_to, Instance, Registry, split_page_id
 from bridge.settings import Settings
-from bridge.shared.seam import SharedState
+from bridge.shared.seam import Replicas
 
 #: How long a call addressed to a reloading/reconnecting page waits for it to come back.
 RECONNECT_WAIT = 10.0
@@ -40,13 +40,13 @@ class Dispatcher:
     """Addresses pages (a pageId to a target), waits for them (reloading, reconnecting, navigating) and calls them
     (the pending table): tools reach a page through `call_page` / `call` and nothing lower."""
 
-    def __init__(self, settings: Settings, registry: Registry, pending: Pending, shared: SharedState,
+    def __init__(self, settings: Settings, registry: Registry, pending: Pending, replicas: Replicas | None,
                  spawn: Spawn) -> None:
         self.settings = settings
         self.registry = registry
         self.pending = pending
-        #: Where other replicas' pages are found (bridge/shared/seam.py; nothing elsewhere for a lone bridge).
-        self.shared = shared
+        #: Where other replicas' pages are found (bridge/shared/seam.py; None: a lone bridge).
+        self.replicas = replicas
         #: Runs the cancel frames a timed-out or cancelled call sends, in the background.
         self.spawn = spawn
 
@@ -90,7 +90,9 @@ class Dispatcher:
 
     def only_tab(self) -> str:
         """With pageId left out: the top frame of the one live tab, or an error naming the choices."""
-        tabs = [i for i in self.registry.instances.values() if i.live] + self.shared.remote_tabs()
+        tabs = [i for i in self.registry.instances.values() if i.live]
+        if self.replicas is not None:
+            tabs += self.replicas.remote_tabs()
         if len(tabs) == 1:
             return f"{tabs[0].id}/host"
         if not tabs:
@@ -129,7 +131,9 @@ class Dispatcher:
     def lookup(self, instance_id: str) -> Instance | None:
         """A page of this bridge, or of another replica."""
         inst = self.registry.instances.get(instance_id)
-        return self.shared.remote(instance_id) if inst is None else inst
+        if inst is None and self.replicas is not None:
+            return self.replicas.remote(instance_id)
+        return inst
 
     async def target(self, page_id: str | None, timeout: float) -> Target:
         """`resolve`, but a page that is reloading, reconnecting or coming back after a bridge restart (its id was
@@ -197,7 +201,7 @@ class Dispatcher:
         """Run `command` in a resolved page/frame (waiting, bounded, while it reloads or its frame registers) and
         return (target, result); raise a named error otherwise. Its params go through its params model whoever
         called (bad ones: bad_arguments, before anything is sent)."""
-        wire = to_wire(parse_params(command, params))
+        wire = to_wire(parse_params(command, params, wire=True))
         timeout = min(timeout or self.settings.exec_timeout, self.settings.max_exec_timeout)
         # page_wait's own limit is the wait's timeout (the call's is a little longer, for the answer to travel).
         own = wire.get("timeout") if command == "wait" else None

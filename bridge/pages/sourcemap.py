@@ -5,6 +5,7 @@ fetched from the dev server the page came from; this module decodes it. Nothing 
 
 from __future__ import annotations
 
+import bisect
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
@@ -23,6 +24,31 @@ def _vlq(segment: str) -> list[int]:
         out.append(-(value >> 1) if value & 1 else value >> 1)
         value, shift = 0, 0
     return out
+
+
+def decode(mappings: str) -> list[list[tuple[int, int, int, int]]]:
+    """Every generated line's segments that name a source, as (generated column, source index, line, column), all
+    0-based, in the order written (by column). KeyError/IndexError on a malformed map."""
+    lines: list[list[tuple[int, int, int, int]]] = []
+    src = src_line = src_col = 0
+    for text in mappings.split(";"):
+        gen_col = 0
+        row = []
+        for segment in filter(None, text.split(",")):
+            fields = _vlq(segment)
+            gen_col += fields[0]
+            if len(fields) >= 4:
+                src, src_line, src_col = src + fields[1], src_line + fields[2], src_col + fields[3]
+                row.append((gen_col, src, src_line, src_col))
+        row.sort(key=lambda seg: seg[0])
+        lines.append(row)
+    return lines
+
+
+def lookup(row: list[tuple[int, int, int, int]], column: int) -> tuple[int, int, int] | None:
+    """The (source, line, column) of the last segment of a decoded line at or before 0-based `column`."""
+    at = bisect.bisect_right(row, (column, float("inf"), 0, 0)) - 1
+    return row[at][1:] if at >= 0 else None
 
 
 def original(mappings: str, line: int, column: int) -> tuple[int, int, int] | None:

@@ -144,7 +144,7 @@ async def register(request: Request) -> Response:
     was = state.registry.instances.get(req.instanceId or "")
     was_live = bool(was and was.live)
     try:
-        inst, renamed = await state.shared.register(req, _origin(request))
+        inst, renamed = await state.shared.pages.register(req, _origin(request))
     except OriginMismatch as exc:
         log.warning("refused a register: %s", exc)
         return error_response(403, "origin_mismatch", f"Refused: {exc}. A page registers for its own origin only.")
@@ -156,7 +156,7 @@ async def register(request: Request) -> Response:
     if was is inst and was_live:
         state.dispatcher.page_reloaded(inst)
     log.info("page %s registered (%s)%s", inst.id, inst.url, " as a new tab" if renamed else "")
-    replicas = await state.shared.replica_urls()
+    replicas = None if state.shared.replicas is None else await state.shared.replicas.replica_urls()
     reply = RegisterReply(instanceId=inst.id, secret=inst.secret, ttl=state.settings.page_ttl,
                           heartbeat=state.settings.heartbeat, maxResult=state.settings.max_result, renamed=renamed,
                           replicas=replicas)
@@ -308,13 +308,14 @@ async def _forward(state: BridgeState, request: Request, creds: Credentials, dat
     """A page this replica does not hold POSTed here: another replica's (an SSE page behind a load balancer) gets
     it handed on; anything else is a wrong secret."""
     try:
-        inst = await state.shared.authenticate(creds.instanceId, creds.secret)
-        if inst is None:
+        replicas = state.shared.replicas
+        inst = None if replicas is None else await replicas.authenticate(creds.instanceId, creds.secret)
+        if replicas is None or inst is None:
             return error_response(403, "forbidden", "Wrong secret for this instance: the message was ignored.")
         protocol.parse_up(data)
         if not _same_origin(request, inst):
             return error_response(403, "origin_mismatch", MISMATCH)
-        await state.shared.forward_up(inst, data)
+        await replicas.forward_up(inst, data)
     except ProtocolError as exc:
         return error_response(400, "bad_message", f"Malformed message: {exc}.")
     except errors.BridgeError as exc:  # cluster_unavailable: a 5xx, so the page retries the result

@@ -147,7 +147,7 @@ async def start_recording(s: SkillService, request: Request, data: dict[str, Any
     check_name(name)
     if data.get("desktop") is True:
         return await s.record_desktop(name)
-    rec = await s.recordings.start(s.page(_str(data, "pageId", limit=64)), name, by="terminal",
+    rec = await s.recordings.start(s.tab_of(_str(data, "pageId", limit=64)), name, by="terminal",
                                    overwrite=data.get("overwrite") is True)
     return rec.view()
 

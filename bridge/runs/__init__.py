@@ -1,10 +1,12 @@
 """Runs, the agent on the bridge: `dbg-bridge run "task"`, the runs API (/v1/runs), the `agent_run` MCP tool and the
-cockpit's Runs tab all start the same in-process runs. May import errors, settings, pages, human, tools and the
-server's plumbing; never skills (they plug in through seams.py's import strings).
+cockpit's Runs tab all start the same in-process runs. May import errors, settings, pages, human, the one road into
+tools (bridge/tools/road.py, nothing else of the tools) and the server's plumbing; never skills (they plug in
+through seams.py's import strings).
 
 A run plans, executes one tool call at a time, verifies its stop conditions and replans within budgets
-(loop.py), calling the bridge's own tools through the MCP server's own `call_tool` (toolbox.py: the same table,
-argument checks, consent rules, audit and `[code]` error shape as /mcp), plus the tools of other MCP servers
+(loop.py), calling the bridge's own tools through the one road into tools (toolbox.py -> bridge/tools/road.py: the
+MCP server's own `call_tool`, with the same table, argument checks, consent rules, audit and `[code]` error shape
+as /mcp), plus the tools of other MCP servers
 (mcp_servers.py, `NAME__tool`). Every event goes to the run's event list (runs.py: replayable over SSE) and to one
 JSONL trace per run in `<config_dir>/runs/` (trace.py).
 

@@ -2,38 +2,29 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field, SecretStr
+from typing import Any
 
-from bridge.settings import Settings
+from pydantic import BaseModel, Field, SecretStr, create_model
+
+from bridge.settings import RUN_BUDGETS, Settings
 
 
-class Budgets(BaseModel):
-    """Per-run limits (defaults: the bridge's run_max_* settings)."""
-
+class _Budgets(BaseModel):
     model_config = {"extra": "forbid"}
 
-    max_steps: int | None = Field(None, ge=1, le=500, description="Tool calls.")
-    max_batches: int | None = Field(None, ge=1, le=100, description="Plans (first, revisions, replans).")
-    max_replans: int | None = Field(None, ge=0, le=100, description="Replans after a failure.")
-    max_model_calls: int | None = Field(None, ge=1, le=1000, description="Model calls.")
-    max_seconds: float | None = Field(None, gt=0, le=86400, description="Wall-clock seconds.")
-
-    def resolved(self, settings: Settings) -> Limits:
-        return Limits(
-            steps=self.max_steps or settings.run_max_steps,
-            batches=self.max_batches or settings.run_max_batches,
-            replans=settings.run_max_replans if self.max_replans is None else self.max_replans,
-            model_calls=self.max_model_calls or settings.run_max_model_calls,
-            seconds=self.max_seconds or settings.run_max_seconds,
-        )
+    def resolved(self, settings: Settings) -> Any:
+        """The run's Limits: each budget asked for, else the bridge's setting."""
+        asked = {b.name: getattr(self, b.request) for b in RUN_BUDGETS}
+        return Limits(**{b.name: getattr(settings, b.setting) if asked[b.name] is None else asked[b.name]
+                         for b in RUN_BUDGETS})
 
 
-class Limits(BaseModel):
-    steps: int
-    batches: int
-    replans: int
-    model_calls: int
-    seconds: float
+#: Per-run limits a request asks for (`max_steps`, …; None: the bridge's `run_max_*` setting): one field per row of
+#: bridge/settings.py RUN_BUDGETS, with its bounds and help.
+Budgets = create_model("Budgets", __base__=_Budgets,
+                       **{b.request: (b.type | None, b.field(None)) for b in RUN_BUDGETS})  # type: ignore[call-overload]
+#: What one run may spend (`steps`, …), as the loop counts it: one field per row of RUN_BUDGETS.
+Limits = create_model("Limits", **{b.name: (b.type, ...) for b in RUN_BUDGETS})  # type: ignore[call-overload]
 
 
 class RunRequest(BaseModel):

@@ -17,6 +17,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from bridge.human.consent import GRANTED_BY
 from bridge.runs import prompts
 from bridge.runs.model import Call, Model, ModelError, Reply
 from bridge.runs.runs import Run
@@ -56,7 +57,7 @@ class Replan(Exception):
 class Services:
     """What a run needs from the bridge, handed in once."""
 
-    server: Any  # the MCP server (bridge.server.mcp_server.BridgeServer)
+    road: Any  # the one road into tools (bridge.tools.road.Road)
     state: Any  # the bridge's app-wide objects (bridge.state.BridgeState)
     seams: Seams
     externals: Any = None  # bridge.runs.mcp_servers.McpServers
@@ -71,7 +72,7 @@ class Loop:
         self.toolbox: Toolbox | None = None
         self.messages: list[dict[str, Any]] = []
         self.steps_log: list[str] = []
-        self.ctx = RunContext(services.server, run.id, self._progress)
+        self.ctx = RunContext(run.id, self._progress)
         self.page_id: str | None = None
         self.app: str | None = None
         self._repeat: tuple[str, str, int] = ("", "", 0)
@@ -84,6 +85,8 @@ class Loop:
 
     async def drive(self) -> None:
         run = self.run
+        # who granted this run's `allow`, for each consent decision it skips (this task's context only)
+        GRANTED_BY.set(run.by if run.by in ("terminal", "cockpit") else "config")
         run.emit("run_start", task=run.request.task, model=self.model.name,
                  endpoint=getattr(self.model, "endpoint", None), dryrun=run.request.dryrun,
                  allow=self.allow, by=run.by, limits=self.limits.model_dump(), trace=str(run.trace_path or ""))
@@ -106,7 +109,7 @@ class Loop:
 
     async def _phases(self) -> None:
         scope = self.scope()
-        self.toolbox = Toolbox(self.services.server, self.services.externals,
+        self.toolbox = Toolbox(self.services.road, self.services.externals,
                                await self.services.seams.tools_for(scope))
         await self.toolbox.load()
         context = await self.services.seams.context_for(scope, self.run.request.task)

@@ -1,5 +1,6 @@
 """The agent of one bridge: its runs, the other MCP servers, the seams, and how a run is started and driven.
-Built by the app (create_app) with the bridge's state and the MCP server it serves /mcp with."""
+Built by the app (create_app) with the bridge's state, once the MCP server (and so the road into tools,
+`state.road`) is built."""
 
 from __future__ import annotations
 
@@ -18,11 +19,11 @@ from bridge.settings import Settings
 
 
 class Agent:
-    def __init__(self, settings: Settings, state: Any, server: Any) -> None:
+    def __init__(self, settings: Settings, state: Any) -> None:
         self.settings = settings
         self.runs = Runs(settings.config_dir)
         self.externals = McpServers(settings.mcp_servers, settings.config_dir)
-        self.services = Services(server, state, Seams.load(settings), self.externals)
+        self.services = Services(state.road, state, Seams.load(settings), self.externals)
         self._models: dict[str, Model] = {}
 
     def start(self) -> None:

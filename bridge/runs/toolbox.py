@@ -1,6 +1,6 @@
-"""The tools a run may call, and the one way it calls them: the bridge's own tools through the MCP server's
-`call_tool` (the same table, argument checks, consent rules, audit and error shape as /mcp), other MCP servers'
-tools as NAME__tool, and tools the seams add."""
+"""The tools a run may call, and the one way it calls them: the bridge's own tools through the one road into tools
+(bridge/tools/road.py: the MCP server's `call_tool`, with the same table, argument checks, consent rules, audit and
+error shape as /mcp), other MCP servers' tools as NAME__tool, and tools the seams add."""
 
 from __future__ import annotations
 
@@ -9,18 +9,14 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from types import SimpleNamespace
 from typing import Any
 
-from mcp.server.mcpserver import Context
 from mcp.types import CallToolResult, TextContent
 
 from bridge.runs.coercion import coerce
 from bridge.runs.seams import ExtraTool
 from bridge.human.consent import PREAPPROVED
-from bridge.tools.base import error_result
-from bridge.tools.webmcp_mirror import describe, page_tools_of
-from bridge.pages.webmcp import compact
+from bridge.tools.road import Caller, Progress, Road
 from bridge.errors import BridgeError
 
 #: Tools a run never gets: delegating to another run from inside one.
@@ -62,25 +58,12 @@ class Outcome:
         return None
 
 
-class RunContext(Context):
-    """The MCP context of a run's in-process call: no client session (so no elicitation: questions go to the
-    page and the cockpit); progress goes to the run's events; the cockpit lists the run as the agent."""
+class RunContext(Caller):
+    """Who calls in a run: no client session (questions go to the page and the cockpit), progress to the run's
+    events, listed in the cockpit as the agent `dbg-bridge run` (version: the run's id)."""
 
-    _progress: Any = None
-    _client: Any = None
-
-    def __init__(self, server: Any, run_id: str, progress: Callable[[float, float | None, str | None], None]) -> None:
-        super().__init__(mcp_server=server)
-        self._progress = progress
-        info = SimpleNamespace(name="dbg-bridge run", version=run_id)
-        self._client = SimpleNamespace(client_params=SimpleNamespace(client_info=info))
-
-    @property
-    def session(self) -> Any:  # type: ignore[override]
-        return self._client
-
-    async def report_progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
-        self._progress(progress, total, message)
+    def __init__(self, run_id: str, progress: Progress) -> None:
+        super().__init__("dbg-bridge run", run_id, progress)
 
 
 def allowed_classes(allow: list[str], tool: str) -> frozenset[str]:
@@ -91,8 +74,8 @@ def allowed_classes(allow: list[str], tool: str) -> frozenset[str]:
 
 
 class Toolbox:
-    def __init__(self, server: Any, externals: Any = None, extra: list[ExtraTool] | None = None) -> None:
-        self.server = server
+    def __init__(self, road: Road, externals: Any = None, extra: list[ExtraTool] | None = None) -> None:
+        self.road = road
         self.externals = externals
         self.extra = {t.name: t for t in extra or []}
         self.rows: dict[str, Row] = {}
@@ -103,7 +86,7 @@ class Toolbox:
         """The tools of the run: the bridge's, other servers', the seams', and the tools the run's page registered
         itself (WebMCP; the page `page_id` names, else the one tab), described as the page's, called through
         page_call_tool (its schema check, consent class `tool`, marked answers, audit)."""
-        for tool in await self.server.list_tools():
+        for tool in await self.road.tools():
             if tool.name in NOT_FOR_RUNS:
                 continue
             hints = tool.annotations
@@ -114,16 +97,12 @@ class Toolbox:
                 self.rows[row.name] = row
         for t in self.extra.values():
             self.rows[t.name] = Row(t.name, t.description, t.input_schema, t.read_only, "seam")
-        state = self.server.state
-        try:
-            tab = {state.dispatcher.resolve(page_id).inst.id}
-        except BridgeError:  # no page, or several and none named: page_tools / page_call_tool still reach them
-            tab = set()
-        if "page_call_tool" in self.rows and tab:
-            for name, (tool_page, tool, origin) in page_tools_of(state.registry, state.webtools, tab).items():
+        # no page, or several and none named: none here (page_tools / page_call_tool still reach them)
+        if "page_call_tool" in self.rows:
+            for name, tool in self.road.page_tools(page_id).items():
                 if name not in self.rows:  # --mirror-page-tools lists them already, as these same rows
-                    self.rows[name] = Row(name, describe(tool_page, tool, origin), compact(tool.schema), False, "page")
-                self.page_tools[name] = (tool_page, tool.name)
+                    self.rows[name] = Row(name, tool.description, tool.schema, False, "page")
+                self.page_tools[name] = (tool.page_id, tool.name)
 
     async def call(self, name: str, args: Any, ctx: RunContext, allow: list[str]) -> Outcome:
         started = time.perf_counter()
@@ -143,7 +122,7 @@ class Toolbox:
                     page_id, tool_name = self.page_tools[name]
                     args = {"pageId": page_id, "name": tool_name, "arguments": args}
                     name = "page_call_tool"
-                result = await self.server.call_tool(name, args, ctx)
+                result = await self.road.call(name, args, ctx)
             finally:
                 PREAPPROVED.reset(token)
         elif row.source == "seam":
@@ -160,7 +139,7 @@ def as_outcome(result: Any) -> Outcome:
     if isinstance(result, Outcome):
         return result
     if isinstance(result, BridgeError):
-        result = error_result(result)
+        return Outcome(str(result), True)
     if isinstance(result, CallToolResult):
         parts, images = [], []
         for c in result.content:

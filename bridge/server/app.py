@@ -34,13 +34,13 @@ from bridge.state import BridgeState
 def create_app(settings: Settings, token: str | None) -> Starlette:
     """The bridge as an ASGI app. `settings.port` must be the port actually bound (Host checks use it)."""
     state = BridgeState(settings)
-    from bridge.skills.seam import open_settings_store
+    from bridge.shared.seam import open_store
     from bridge.skills.service import SkillService
 
-    state.skills = SkillService(state, open_settings_store(settings))  # Redis with --cluster, else files
+    state.skills = SkillService(state, open_store(settings))  # the shared-state backend's: Redis or files
     policy = Policy(settings)
     server = build_server(state)
-    agent = state.agent = Agent(settings, state, server)  # runs call the same server in-process
+    agent = state.agent = Agent(settings, state)  # runs call the same server in-process (state.road)
     mcp_endpoint = TokenGate(watching_agent(http_app(server, state, policy), state.audit), token)
     if token:
         state.audit.secrets.add(token)  # never in the audit log, wherever an argument carries it

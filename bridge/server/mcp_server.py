@@ -31,6 +31,7 @@ from bridge.tools import enabled_tools
 from bridge.tools.agent_tasks import RunTasks
 from bridge.tools.base import Tool, error_result
 from bridge.tools import webmcp
+from bridge.tools.road import Road
 from bridge.tools.webmcp_mirror import HINTS, Mirror
 
 INSTRUCTIONS = (
@@ -99,6 +100,8 @@ def build_server(state: BridgeState, table: list[Tool] | None = None) -> MCPServ
     extensions = [RunTasks(state)] if any(t.name == "agent_run" for t in tools) else []
     server = BridgeServer(state, tools, name="dbg-bridge", version=__version__, instructions=INSTRUCTIONS,
                           subscriptions=bus, extensions=extensions)
+    if table is None:  # what calls a tool inside the bridge (runs, skills) comes this way too
+        state.road = Road(server)
     announce_inbox(server, state, bus)
     if state.settings.mirror_page_tools and any(t.name == "page_call_tool" for t in tools):
         server.mirror = mirror_page_tools(state, bus)

@@ -1,44 +1,34 @@
-"""The shared state of a bridge that shares nothing: its own registry, with the reserved ids kept in pages.json
-across restarts (bridge/shared/seam.py picks it without `--cluster`)."""
+"""The shared state of a bridge that shares nothing: its own registry gives the page ids, with the reserved ids kept
+in pages.json across restarts (bridge/shared/seam.py picks it without `--cluster`). It has no other replica, so
+no replicas, shared questions or shared inbox."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bridge.pages.registry import parse_list_cursor
+from bridge.pages.registry import Registry, parse_list_cursor
+from bridge.shared.seam import Parts, Shared
 
 if TYPE_CHECKING:
-    from bridge.state import BridgeState
-    from bridge.human.inbox import Item
-    from bridge.pages.protocol import RegisterRequest, ResultMsg
-    from bridge.human.questions import Question
+    from bridge.pages.protocol import RegisterRequest
     from bridge.pages.registry import Instance
 
 
-class LocalState:
-    """One replica: every page is this bridge's, nothing is elsewhere."""
+class LocalPages:
+    """One replica: every page is this bridge's."""
 
     note: str | None = None
 
-    def __init__(self, state: BridgeState) -> None:
-        self.registry = state.registry
-        self.pages_file = state.settings.config_dir / "pages.json"
-        self.approvals: set[tuple[str, str]] = set()
+    def __init__(self, registry: Registry, pages_file: Path) -> None:
+        self.registry = registry
+        self.pages_file = pages_file
 
     async def start(self) -> None:
         self.registry.persist_to(self.pages_file)
 
-    async def stop(self) -> None:
-        pass
-
     async def register(self, req: RegisterRequest, origin: str) -> tuple[Instance, bool]:
         return self.registry.register(req, origin)
-
-    def remote(self, instance_id: str) -> Instance | None:
-        return None
-
-    def remote_tabs(self) -> list[Instance]:
-        return []
 
     def valid_cursor(self, cursor: str) -> bool:
         return parse_list_cursor(cursor) is not None
@@ -47,41 +37,7 @@ class LocalState:
         tabs, more = self.registry.after(cursor, limit)
         return self.registry.page_rows(tabs), more
 
-    def remote_rows(self) -> list[dict[str, Any]]:
-        return []
 
-    async def replica_urls(self) -> list[str] | None:
-        return None
-
-    def relay_result(self, instance_id: str, msg: ResultMsg) -> bool:
-        return False
-
-    async def authenticate(self, instance_id: str, secret: str) -> Instance | None:
-        return None
-
-    async def forward_up(self, inst: Instance, data: dict[str, Any]) -> None:
-        raise AssertionError("a single bridge has no other replica to forward to")
-
-    def remote_questions(self) -> list[Question]:
-        return []
-
-    def remote_question(self, question_id: str) -> Question | None:
-        return None
-
-    def forward_answer(self, question_id: str, answer: Any, via: str, instance_id: str | None) -> bool:
-        return False
-
-    def page_changed(self, inst: Instance, gone: bool) -> None:
-        pass
-
-    def question_changed(self, q: Question, opened: bool) -> None:
-        pass
-
-    def inbox_take(self, item: Item) -> bool:
-        return False
-
-    def inbox_mark(self, ids: list[int], status: str) -> None:
-        pass
-
-    async def message_id(self, item: Item) -> int | None:
-        return item.id
+def build(parts: Parts) -> Shared:
+    pages = LocalPages(parts.registry, parts.settings.config_dir / "pages.json")
+    return Shared(pages=pages, on_start=pages.start)

@@ -37,10 +37,12 @@ def origin_of(url: str) -> str:
     return f"{parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else ""
 
 
-def unsafe_steps(skill: Skill, origin: str, confirmed: tuple[str, ...] | list[str] = ()) -> list[str]:
+def unsafe_steps(skill: Skill, origin: str, confirmed: tuple[str, ...] | list[str] = ()) -> tuple[list[str],
+                                                                                            list[str]]:
     """What a recorded skill must not do: go to a URL that is not http(s) (javascript:, data:, file:…), or to an
-    origin other than the recorded one unless the human confirmed it."""
-    bad = []
+    origin other than the recorded one unless the human confirmed it. (What is wrong, the other origins alone.)"""
+    bad: list[str] = []
+    others: list[str] = []
     for i, step in enumerate(skill.steps, 1):
         if step.action != "goto" or step.url is None:
             continue
@@ -49,9 +51,11 @@ def unsafe_steps(skill: Skill, origin: str, confirmed: tuple[str, ...] | list[st
             bad.append(f"step {i} goes to a {scheme or 'relative'}: URL ({step.url[:60]!r})")
         elif origin and origin_of(step.url.strip()) != origin and origin_of(step.url.strip()) not in confirmed:
             bad.append(f"step {i} goes to another origin, {origin_of(step.url.strip())}")
+            others.append(origin_of(step.url.strip()))
     if skill.start_url and urlsplit(skill.start_url.strip()).scheme.lower() not in ("http", "https"):
         bad.append(f"it starts at a URL that is not http(s) ({skill.start_url[:60]!r})")
-    return bad
+    unsafe_scheme = len(bad) > len(others)
+    return bad, ([] if unsafe_scheme else sorted(set(others)))  # a bad scheme is never the human's to confirm
 
 
 def compile_recording(name: str, steps: list[RecordedStep], until: Until | None = None,

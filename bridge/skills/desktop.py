@@ -1,14 +1,11 @@
 """Desktop recordings (desktop_start_recording/desktop_stop_recording: steps that are desktop_* calls) compiled into
 the same skill format as a page's: each step a `tool` step, typed text a parameter (a redacted password a secret),
-the app its window's title; and a desktop step run through its tool's handler with its arguments checked by the
-tool's own types, as the MCP server does."""
+the app its window's title. A desktop step runs as its desktop_* tool through the one road into tools
+(bridge/skills/replay.py)."""
 
 from __future__ import annotations
 
-import typing
 from typing import Any
-
-from pydantic import TypeAdapter, ValidationError
 
 from bridge.skills.compile import param_name, with_params
 from bridge.skills.format import Param, Skill, Step, Until
@@ -41,19 +38,3 @@ def compile_desktop(name: str, recording: dict[str, Any], until: Until | None = 
                           code="nothing_recorded")
     return Skill(name=name, kind="desktop", scope=app, params=params, steps=steps, until=with_params(until, params),
                  source="recording")
-
-
-async def call_desktop_tool(desktop: Any, tool: str, arguments: dict[str, Any]) -> Any:
-    """A desktop_* tool's handler with `arguments` validated into its declared types (Selector, …)."""
-    from bridge.tools import desktop as tools
-
-    handler = getattr(tools, tool, None) if tool.startswith("desktop_") else None
-    if handler is None:
-        raise BridgeError(f"A desktop step names {tool!r}, which is not a desktop tool here.", code="bad_skill")
-    hints = typing.get_type_hints(handler, include_extras=True)
-    try:
-        args = {k: TypeAdapter(hints[k]).validate_python(v) for k, v in arguments.items()}
-    except (KeyError, ValidationError) as exc:
-        raise BridgeError(f"A {tool} step's arguments do not fit the tool ({exc}); edit the skill.",
-                          code="bad_skill") from None
-    return await handler(desktop, **args)

@@ -62,11 +62,14 @@ class Step(_Doc):
 
 class Until(_Doc):
     """The stop condition the human confirmed: text seen (page), an element (page selector), or a window title
-    (desktop) at the end."""
+    (desktop) at the end; or, for a repro, the error it reproduces."""
 
     text: Str | None = None
     selector: Str | None = None
     window: Str | None = None
+    #: The error a repro skill reproduces (its top frame, `fn (file:line:col)`, or its message): the replay says
+    #: whether it came back (page_console saveSkill).
+    error: Str | None = None
 
 
 class Skill(_Doc):

@@ -11,15 +11,14 @@ import asyncio
 import logging
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 from bridge.skills.compile import compile_recording, unsafe_steps
 from bridge.skills.format import Skill, Skills, Until, check_name
 from bridge.errors import BridgeError, PageGone
 from bridge.pages.protocol import RecordedStep
-
-if TYPE_CHECKING:
-    from bridge.tools.page_handle import Page
+from bridge.pages.registry import Instance
 
 log = logging.getLogger("bridge.skills.recording")
 #: Steps one recording may hold (a human does not click this often; a runaway page might).
@@ -39,6 +38,9 @@ class Recording:
     origin: str = ""
     #: The human confirmed it replaces an existing skill of that name.
     overwrite: bool = False
+    #: Other origins its goto steps go to that the human has not confirmed (a failed save names them).
+    other_origins: list[str] = field(default_factory=list)
+    until: Until | None = None
     skill: Skill | None = None
     error: str | None = None
     #: Set (and replaced) on every change: a long poll waits on it.
@@ -56,6 +58,8 @@ class Recording:
             out["skill"] = self.skill.summary()
         if self.error:
             out["error"] = self.error
+        if self.other_origins and self.state == "failed":
+            out["otherOrigins"] = list(self.other_origins)
         return out
 
 
@@ -72,10 +76,10 @@ def describe(step: RecordedStep) -> str:
 
 
 class Recordings:
-    def __init__(self, skills: Skills, page_for: Any) -> None:
+    def __init__(self, skills: Skills, record: Callable[[str, dict[str, Any]], Awaitable[None]]) -> None:
         self.skills = skills
-        #: instance id -> the Page of that tab's top frame (the dispatcher resolves it)
-        self.page_for = page_for
+        #: Sends the `record` command to a tab's top frame: (instance id, its params).
+        self.record = record
         self.by_name: dict[str, Recording] = {}
 
     def active_on(self, instance: str) -> Recording | None:
@@ -88,12 +92,10 @@ class Recordings:
                               "--page PAGEID`.", code="unknown_recording")
         return rec
 
-    async def start(self, page: Page, name: str, by: str = "terminal", overwrite: bool = False) -> Recording:
-        """Start recording the human in `page`'s tab, for `by`. Over an existing skill only with `overwrite`, the
+    async def start(self, inst: Instance, name: str, by: str = "terminal", overwrite: bool = False) -> Recording:
+        """Start recording the human in the tab `inst`, for `by`. Over an existing skill only with `overwrite`, the
         human's confirmation (the cockpit asks; `dbg-bridge record --overwrite`); never for the page's panel."""
         check_name(name)
-        tab = page.tab
-        inst = tab.target.inst
         instance = inst.id
         if (by == "page" or not overwrite) and await self.skills.exists(name):
             how = ("a recording the page started does not replace it: record over it from the cockpit or the "
@@ -111,7 +113,7 @@ class Recordings:
                         overwrite=overwrite and by != "page")
         self.by_name[name] = rec
         try:
-            await tab.call("record", {"on": True, "name": name}, 10)
+            await self.record(instance, {"on": True, "name": name})
         except BridgeError:
             del self.by_name[name]
             raise
@@ -137,11 +139,12 @@ class Recordings:
         """Stop, compile, check and save. The page is told to stop unless it stopped itself (its panel's Stop).
         `confirmed`: other origins the human confirmed goto steps may go to (cockpit, terminal)."""
         rec = self.get(name)
-        if rec.state != "recording":
+        again = rec.state == "failed" and bool(rec.other_origins) and set(rec.other_origins) <= set(confirmed)
+        if rec.state != "recording" and not again:  # a save the human confirmed other origins for is tried again
             return rec
-        if not page_stopped:
+        if not page_stopped and not again:
             try:
-                await self.page_for(rec.instance).call("record", {"on": False}, 10)
+                await self.record(rec.instance, {"on": False})
             except (PageGone, BridgeError) as exc:  # the tab is gone: what it recorded is still a skill
                 log.info("recording %s: could not tell tab %s to stop (%s)", name, rec.instance, exc)
         if not any(s.action != "load" for s in rec.steps):
@@ -149,15 +152,16 @@ class Recordings:
                                               "recorded. Record again and act in the page itself.")
             rec.touch()
             return rec
-        skill = compile_recording(name, rec.steps, until, scope=rec.origin)
-        bad = unsafe_steps(skill, rec.origin, confirmed)
+        rec.until = until or rec.until
+        skill = compile_recording(name, rec.steps, rec.until, scope=rec.origin)
+        bad, rec.other_origins = unsafe_steps(skill, rec.origin, confirmed)
         if not bad and not rec.overwrite and await self.skills.exists(name):
             bad = [f"a skill named {name!r} exists now, and replacing it was not confirmed"]
         if bad:
             rec.state = "failed"
             rec.error = ("[skill_unsafe_step] Not saved: " + "; ".join(bad[:5]) + ". A skill goes only to http(s) "
                          f"pages of {rec.origin or 'the recorded origin'} unless the human confirms another origin "
-                         "(cockpit, or `dbg-bridge record --confirm-origin`).")
+                         "(the cockpit asks; `dbg-bridge record --confirm-origin ORIGIN`).")
             rec.touch()
             return rec
         rec.skill = await self.skills.save(skill.model_copy(update={"recorded_by": rec.by}))

@@ -1,7 +1,9 @@
 """Replaying a skill without a model: each page step's target found again on the live page — role + accessible
-name, then text, then selector, in the recorded frame — through the page commands (find, act, wait, navigate) the
-page_* tools use, waiting for it as page_wait does; a step that finds nothing or several elements fails the skill
-with what it looked for and what it saw nearby. The stop condition is checked at the end."""
+name, then text, then selector, in the recorded frame — with the page tools (page_find, page_wait, page_act,
+page_navigate), a desktop step with its desktop_* tool, every one called through the one road into tools
+(bridge/tools/road.py: audited, consent-checked and argument-checked as over /mcp); a step that finds nothing or
+several elements fails the skill with what it looked for and what it saw nearby. The stop condition is checked at
+the end."""
 
 from __future__ import annotations
 
@@ -9,21 +11,19 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from bridge.pages import commands as m
 from bridge.skills.trace import Trace
 from bridge.skills.format import Skill, Step, Target, fill_in
 from bridge.errors import BridgeError
-from bridge.tools.page import page_act, page_navigate
-from bridge.tools.page_handle import Page
+from bridge.pages.registry import split_page_id
 
 #: Seconds a step's target may take to appear (at least; twice the human's own pause before it when longer).
 STEP_WAIT = 10.0
 MAX_STEP_WAIT = 60.0
-DesktopCall = Callable[[str, dict[str, Any]], Awaitable[Any]]
+#: A tool called by name with its arguments, for the replay's caller (bridge/tools/road.py Road.value): its answer,
+#: or the error it raised.
+ToolCall = Callable[[str, dict[str, Any]], Awaitable[Any]]
 #: What a page call answers when the document went away after it was sent (a navigation it caused).
 NAVIGATED = ("page_unloaded", "page_gone")
-#: Audit.tool_call: (tool, arguments, ms, value= | error=).
-Audit = Callable[..., None]
 
 
 class StepFailed(BridgeError):
@@ -60,14 +60,22 @@ def stages(t: Target) -> list[tuple[str, dict[str, Any]]]:
     return out
 
 
-async def match(page: Page, t: Target, timeout: float) -> tuple[str | None, list[str]]:
+def frame_of(page_id: str, frame: str) -> str:
+    """The pageId of the recorded frame `frame` in the tab of `page_id` (`host`: `page_id` itself)."""
+    if frame == "host":
+        return page_id
+    parts = split_page_id(page_id)
+    return f"{parts[0] if parts else page_id}/{frame}"
+
+
+async def match(call: ToolCall, page_id: str, t: Target, timeout: float) -> tuple[str | None, list[str]]:
     """(the ref of the one element the target names, what each way found). Waits up to `timeout` for it to appear."""
     deadline = time.monotonic() + timeout
     waited = False
     while True:
         seen = []
         for what, params in stages(t):
-            found = await page.call("find", {**params, "limit": 5}, 15)
+            found = await call("page_find", {**params, "limit": 5, "pageId": page_id})
             if found["total"] == 1:
                 return found["matches"][0]["ref"], seen
             names = ", ".join(repr(m["name"]) for m in found["matches"][:3])
@@ -77,7 +85,7 @@ async def match(page: Page, t: Target, timeout: float) -> tuple[str | None, list
             return None, seen
         waited = True
         # wait (in the page, on every DOM change) for what the target shows, then look once more
-        wait: dict[str, Any] = {"timeout": left}
+        wait: dict[str, Any] = {"timeout": min(120.0, left)}
         if t.name or t.text:
             wait.update(text=t.name or t.text, exact=True)
         elif t.selector:
@@ -85,46 +93,43 @@ async def match(page: Page, t: Target, timeout: float) -> tuple[str | None, list
         else:
             return None, seen
         try:
-            await page.call("wait", wait, left + 5)
+            await call("page_wait", {**wait, "pageId": page_id})
         except BridgeError as exc:
             if exc.code != "wait_timeout":
                 raise
 
 
-async def nearby(page: Page, t: Target) -> str:
+async def nearby(call: ToolCall, page_id: str, t: Target) -> str:
     """What the page has instead: a few elements of the same role (or tag)."""
     params = {"role": t.role} if t.role else {"selector": t.tag or "*"}
-    found = await page.call("find", {**params, "limit": 8}, 15)
+    found = await call("page_find", {**params, "limit": 8, "pageId": page_id})
     names = [repr(m["name"]) for m in found["matches"] if m["name"]]
     return (f"{t.role or t.tag}s on the page: {', '.join(names)}" if names else
             f"no {t.role or t.tag} with a name on the page")
 
 
-async def run_page_step(page: Page, step: Step, values: dict[str, str], audit: Audit | None = None) -> dict[str, Any]:
-    frame = page if step.frame == "host" else page.frame(step.frame)
+async def run_page_step(call: ToolCall, page_id: str, step: Step, values: dict[str, str]) -> dict[str, Any]:
+    frame = frame_of(page_id, step.frame)
     if step.action == "goto":
-        return await audited(audit, "page_navigate", {"pageId": page.page_id, "url": fill_in(step.url, values)},
-                             page_navigate(page, m.NavigateParams(action="goto", url=fill_in(step.url, values))))
+        return await call("page_navigate", {"pageId": page_id, "action": "goto", "url": fill_in(step.url, values)})
     assert step.target is not None
     wait = min(MAX_STEP_WAIT, max(STEP_WAIT, 2 * step.after))
     if step.target.tag == "body" or (not step.target.name and step.target.selector == "body"):
         ref = None
     else:
-        ref, seen = await match(frame, step.target, wait)
+        ref, seen = await match(call, frame, step.target, wait)
         if ref is None:
             several = any(": none" not in s for s in seen)
-            raise StepFailed(f"{'matched several elements' if several else 'matched nothing'} on {frame.page_id}: "
+            raise StepFailed(f"{'matched several elements' if several else 'matched nothing'} on {frame}: "
                              f"looked for {'; '.join(seen) or 'nothing to look for'}. "
-                             f"{await nearby(frame, step.target)}.")
+                             f"{await nearby(call, frame, step.target)}.")
     args: dict[str, Any] = {"action": step.action, "ref": ref, "selector": "body" if ref is None else None}
     if step.action in ("fill", "select"):
         args["value"] = fill_in(step.value, values) or ""
     if step.action == "press":
         args["key"] = step.key or "Enter"
     try:
-        return await audited(audit, "page_act",
-                             {"pageId": frame.page_id, **{k: v for k, v in args.items() if v is not None}},
-                             page_act(frame, m.ActParams(**args)))
+        return await call("page_act", {"pageId": frame, **{k: v for k, v in args.items() if v is not None}})
     except BridgeError as exc:
         # a click or key that navigates takes its document with it before the answer: the step did its part (the
         # recording saw the same), and the next step's page call waits for the next document
@@ -133,30 +138,19 @@ async def run_page_step(page: Page, step: Step, values: dict[str, str], audit: A
         raise
 
 
-async def audited(audit: Audit | None, tool: str, args: dict[str, Any], call: Awaitable[Any]) -> Any:
-    """A replayed step in the audit log, as the same call over /mcp would be."""
-    started = time.perf_counter()
-    try:
-        value = await call
-    except BridgeError as exc:
-        if audit is not None:
-            audit(tool, args, (time.perf_counter() - started) * 1000, error=exc)
-        raise
-    if audit is not None:
-        audit(tool, args, (time.perf_counter() - started) * 1000, value=value)
-    return value
-
-
-async def replay(skill: Skill, values: dict[str, str], trace: Trace, page: Page | None,
-                 desktop: DesktopCall | None = None, audit: Audit | None = None) -> dict[str, Any]:
-    """Run every step, then check the stop condition; raises StepFailed (with the steps that ran) on the first miss."""
+async def replay(skill: Skill, values: dict[str, str], trace: Trace, page: str | None, call: ToolCall,
+                 desktop: bool = False) -> dict[str, Any]:
+    """Run every step on the page `page` (a pageId; None for a desktop skill), each through `call`, then check the
+    stop condition; raises StepFailed (with the steps that ran) on the first miss. `desktop`: the bridge serves
+    the desktop tools."""
     secrets = {p.name for p in skill.params if p.secret}
     shown = {k: ("••••" if k in secrets else v) for k, v in values.items()}
     trace.event("run_start", kind="skill", task=f"skill {skill.name} (revision {skill.revision})", model=None,
-                skill=skill.name, revision=skill.revision, params=shown, pageId=page.page_id if page else None,
+                skill=skill.name, revision=skill.revision, params=shown, pageId=page,
                 scope=skill.scope, trace=str(trace.path))
     started = time.perf_counter()
     done: list[str] = []
+    errors: list[str] = []  # what the steps' answers said broke (an act reports the errors it caused)
     for i, step in enumerate(skill.steps, 1):
         line = show_step(step, values, secrets)
         tool = step.tool if step.action == "tool" else "page_navigate" if step.action == "goto" else "page_act"
@@ -165,15 +159,18 @@ async def replay(skill: Skill, values: dict[str, str], trace: Trace, page: Page 
         t0 = time.perf_counter()
         try:
             if step.action == "tool":
-                if desktop is None:
+                if not desktop:
                     raise BridgeError("This bridge serves no desktop: a desktop skill needs one (see `dbg-bridge "
                                       "doctor`).", code="not_available")
+                if not (step.tool or "").startswith("desktop_"):
+                    raise BridgeError(f"A desktop step names {step.tool!r}, which is not a desktop tool.",
+                                      code="bad_skill")
                 args = {k: fill_in(v, values) if isinstance(v, str) else v for k, v in (step.arguments or {}).items()}
-                result = await desktop(step.tool or "", args)
+                result = await call(step.tool or "", args)
             else:
                 if page is None:
                     raise BridgeError("A page skill needs a page: pass --page PAGEID.", code="invalid_argument")
-                result = await run_page_step(page, step, values, audit)
+                result = await run_page_step(call, page, step, values)
         except BridgeError as exc:
             ms = round((time.perf_counter() - t0) * 1000, 1)
             trace.event("tool_result", step=i, tool=tool, ok=False, ms=ms, error=str(exc), text=str(exc),
@@ -191,16 +188,41 @@ async def replay(skill: Skill, values: dict[str, str], trace: Trace, page: Page 
                     target=step.target.model_dump() if step.target else None,
                     url=result.get("url") if isinstance(result, dict) else None)
         done.append(line)
-    checked = await check_until(skill, values, page, desktop)
+        if isinstance(result, dict):
+            errors.extend(str(e) for e in result.get("errors") or [])
+    checked = await check_until(skill, values, page, call, desktop)
+    came_back = reproduced(skill, errors)
     trace.event("run_done", state="done", steps=len(done), until=checked,
                 summary=f"{len(done)} steps" + (f"; {checked}" if checked else ""), totals={"steps": len(done)},
                 ms=round((time.perf_counter() - started) * 1000, 1), seconds=round(time.perf_counter() - started, 2))
-    return {"skill": skill.name, "revision": skill.revision, "state": "done", "steps": done, "until": checked,
-            "ms": round((time.perf_counter() - started) * 1000, 1)}
+    out = {"skill": skill.name, "revision": skill.revision, "state": "done", "steps": done, "until": checked,
+           "ms": round((time.perf_counter() - started) * 1000, 1)}
+    if came_back is not None:
+        out["error"] = came_back
+    elif errors:
+        out["errors"] = errors[:10]
+    return out
 
 
-async def check_until(skill: Skill, values: dict[str, str], page: Page | None,
-                      desktop: DesktopCall | None) -> str | None:
+def reproduced(skill: Skill, errors: list[str]) -> dict[str, Any] | None:
+    """For a repro skill (until.error): whether the error it was saved for came back in the steps' answers."""
+    wanted = skill.until.error if skill.until else None
+    if not wanted:
+        return None
+    hits = [e for e in errors if wanted in e]
+    out: dict[str, Any] = {"wanted": wanted, "reproduced": bool(hits)}
+    if hits:
+        out["seen"] = hits[:3]
+    others = [e for e in errors if wanted not in e]
+    if others:
+        out["others"] = others[:5]
+    out["summary"] = (f"the error came back: {hits[0]}" if hits else
+                      "the error did not come back" + (f" (other errors: {others[0]})" if others else ""))
+    return out
+
+
+async def check_until(skill: Skill, values: dict[str, str], page: str | None, call: ToolCall,
+                      desktop: bool) -> str | None:
     """The stop condition on the live page or desktop; a miss is an error (the steps ran, the result is not there)."""
     u = skill.until
     if u is None:
@@ -208,14 +230,14 @@ async def check_until(skill: Skill, values: dict[str, str], page: Page | None,
     u = u.model_copy(update={"text": fill_in(u.text, values)})
     try:
         if page is not None and (u.text or u.selector):
-            await page.call("wait", {"text": u.text, "selector": u.selector, "exact": False,
-                                     "timeout": STEP_WAIT}, STEP_WAIT + 5)
+            await call("page_wait", {"pageId": page, "text": u.text, "selector": u.selector, "exact": False,
+                                     "timeout": STEP_WAIT})
             return f"text {u.text!r} seen" if u.text else f"{u.selector!r} visible"
-        if desktop is not None and u.window:
-            await desktop("desktop_wait_for_window", {"title": u.window, "timeout": STEP_WAIT})
+        if desktop and u.window:
+            await call("desktop_wait_for_window", {"title": u.window, "timeout": STEP_WAIT})
             return f"window {u.window!r} open"
-        if desktop is not None and u.text:
-            await desktop("desktop_wait_for_element", {"target": {"name": u.text}, "timeout": STEP_WAIT})
+        if desktop and u.text:
+            await call("desktop_wait_for_element", {"target": {"name": u.text}, "timeout": STEP_WAIT})
             return f"element {u.text!r} seen"
     except BridgeError as exc:
         raise BridgeError(f"Every step ran but the stop condition was not met: {u.model_dump(exclude_none=True)} "

@@ -9,18 +9,9 @@ from typing import Any
 
 from bridge.skills.memory import Memory
 from bridge.runs.seams import Caller, ExtraTool, Scope
-from bridge.skills.store import DiskStore, RedisStore, Store
+from bridge.shared.seam import open_store
 from bridge.skills.format import Skill, Skills
 from bridge.settings import Settings
-
-
-def open_settings_store(settings: Settings) -> Store:
-    """The store the bridge's own SkillService uses, reached from the settings alone (the seam's constructor)."""
-    if settings.cluster:
-        import redis.asyncio as aioredis  # only with --cluster: the optional extra
-
-        return RedisStore(aioredis.from_url(settings.cluster, decode_responses=True))
-    return DiskStore(settings.config_dir)
 
 
 def tool_name(skill: Skill) -> str:
@@ -51,7 +42,7 @@ class SkillsProvider:
     """Built once per bridge by the agent's Seams with the Settings."""
 
     def __init__(self, settings: Settings) -> None:
-        store = open_settings_store(settings)
+        store = open_store(settings)  # the shared-state backend's store, as the bridge's own SkillService has
         self.skills = Skills(store)
         self.memory = Memory(store)
 

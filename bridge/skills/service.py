@@ -11,10 +11,11 @@ from bridge.skills import trace as skill_trace
 from bridge.skills.memory import Memory
 from bridge.skills.recording import Recordings
 from bridge.skills.replay import replay
+from bridge.skills.repro import repro_skill
 from bridge.skills.format import Skills, Until
 from bridge.errors import BridgeError
 from bridge.pages.protocol import EventMsg
-from bridge.tools.page_handle import Page
+from bridge.tools.road import Caller
 
 if TYPE_CHECKING:
     from bridge.state import BridgeState
@@ -28,16 +29,19 @@ class SkillService:
         self.state = state
         self.skills = Skills(store)
         self.memory = Memory(store)
-        self.recordings = Recordings(self.skills, self.tab)
+        self.recordings = Recordings(self.skills, self.record)
         self.runs_dir: Path = state.settings.config_dir / "runs"
         #: The skill a desktop recording is for (one desktop, one recording at a time).
         self.desktop_recording: str | None = None
 
-    def tab(self, instance: str) -> Page:
-        return Page(self.state, self.state.dispatcher.resolve(f"{instance}/host"))
+    async def record(self, instance: str, params: dict[str, Any]) -> None:
+        """Tell the tab `instance` to start or stop recording the human's input (never a tool: an agent does not
+        start recording the human)."""
+        await self.state.dispatcher.call_page(f"{instance}/host", "record", params, 10)
 
-    def page(self, page_id: str | None, ctx: Any = None) -> Page:
-        return Page(self.state, self.state.dispatcher.resolve(page_id), ctx)
+    def tab_of(self, page_id: str | None) -> Instance:
+        """The tab a pageId names (None: the one tab), or a named error."""
+        return self.state.dispatcher.resolve(page_id).inst
 
     def origin_of(self, page_id: str | None) -> str | None:
         """The verified origin of a connected page (None when it is not connected)."""
@@ -58,7 +62,7 @@ class SkillService:
         if msg.kind == "record_start":
             name = str(msg.data.get("name") or msg.text)
             self.state.audit.human("record", f"{inst.id}/host", action="start", name=name, via="page")
-            self.state.background.spawn(self._logged(self.recordings.start(self.tab(inst.id), name, by="page"),
+            self.state.background.spawn(self._logged(self.recordings.start(inst, name, by="page"),
                                                      f"start recording {name!r}"))
         elif msg.kind == "record_stop":
             rec = self.recordings.active_on(inst.id)
@@ -79,24 +83,38 @@ class SkillService:
 
     # ---- runs ------------------------------------------------------------------------------------------------------
 
-    async def run(self, name: str, params: dict[str, str], page_id: str | None, ctx: Any = None) -> dict[str, Any]:
-        """Replay a skill; its trace is written and memory learns from it whether it worked or not."""
+    async def run(self, name: str, params: dict[str, str], page_id: str | None,
+                  caller: Any = None) -> dict[str, Any]:
+        """Replay a skill for `caller` (the MCP request's context of a skill_run; None: a `Caller` for the CLI, the
+        runs API or the cockpit), its steps through the one road into tools; the page is resolved only for a page
+        skill. Its trace is written and memory learns from it whether it worked or not."""
         skill = await self.skills.get(name)
         values = skill.bind(params)
         for p in skill.params:  # a secret is blanked in every audit line, this run's skill_run call's included
             if p.secret and values.get(p.name):
                 self.state.audit.secrets.add(values[p.name])
-        page = self.page(page_id, ctx) if skill.kind == "page" else None
+        page = self.state.dispatcher.resolve(page_id).page_id if skill.kind == "page" else None
         trace = skill_trace.Trace(self.runs_dir, skill_trace.new_run_id())
+        who = caller if caller is not None else Caller("dbg-bridge skill", trace.run_id)
         try:
-            desktop = self.desktop_call if self.state.desktop is not None else None
-            out = await replay(skill, values, trace, page, desktop, self.state.audit.tool_call)
+            out = await replay(skill, values, trace, page, lambda tool, args: self.call(tool, args, who),
+                               self.state.desktop is not None)
             out["trace"] = str(trace.path)
             out["run"] = trace.run_id
             return out
         finally:
             trace.close()
             await self.learn(trace.path)
+
+    async def call(self, tool: str, arguments: dict[str, Any], caller: Any) -> Any:
+        """A tool called as /mcp calls it (bridge/tools/road.py): its answer, or the error it raised."""
+        if self.state.road is None:
+            raise BridgeError("This bridge serves no tools (no MCP server was built).", code="not_available")
+        return await self.state.road.value(tool, arguments, caller)
+
+    async def save_repro(self, name: str, group: dict[str, Any], acts: list[dict[str, Any]], origin: str) -> Any:
+        """The acts before an error saved as a skill that replays it (bridge/skills/repro.py)."""
+        return await self.skills.save(repro_skill(name, group, acts, origin))
 
     async def learn(self, path: Path) -> list[Any]:
         """What a finished trace (a skill run's, or an agent run's) teaches memory."""
@@ -106,21 +124,6 @@ class SkillService:
             log.warning("memory could not read trace %s: %s", path, exc)
             return []
 
-    async def desktop_call(self, tool: str, arguments: dict[str, Any]) -> Any:
-        """A desktop step: the desktop_* tool of that name, audited like a call over /mcp."""
-        import time
-
-        from bridge.skills.desktop import call_desktop_tool
-
-        started = time.perf_counter()
-        try:
-            value = await call_desktop_tool(self.state.desktop, tool, arguments)
-        except BridgeError as exc:
-            self.state.audit.tool_call(tool, arguments, (time.perf_counter() - started) * 1000, error=exc)
-            raise
-        self.state.audit.tool_call(tool, arguments, (time.perf_counter() - started) * 1000, value=value)
-        return value
-
     async def record_desktop(self, name: str, max_seconds: float = 600) -> dict[str, Any]:
         """Start recording the human's desktop input for the skill `name` (desktop_start_recording)."""
         from bridge.skills.format import check_name
@@ -128,7 +131,7 @@ class SkillService:
         check_name(name)
         if self.state.desktop is None:
             raise BridgeError("This bridge serves no desktop (`dbg-bridge doctor` says why).", code="not_available")
-        await self.desktop_call("desktop_start_recording", {"maxSeconds": max_seconds})
+        await self.call("desktop_start_recording", {"maxSeconds": max_seconds}, Caller("dbg-bridge record", name))
         self.desktop_recording = name
         return {"name": name, "pageId": None, "desktop": True, "state": "recording", "steps": 0, "recent": []}
 
@@ -139,7 +142,7 @@ class SkillService:
         if self.desktop_recording != name:
             raise BridgeError(f"No desktop recording named {name!r} is running.", code="unknown_recording")
         self.desktop_recording = None
-        out = await self.desktop_call("desktop_stop_recording", {})
+        out = await self.call("desktop_stop_recording", {}, Caller("dbg-bridge record", name))
         skill = await self.skills.save(compile_desktop(name, out, until))
         return {"name": name, "desktop": True, "state": "saved", "steps": len(skill.steps),
                 "recent": [f"{s.tool} {s.arguments}" for s in skill.steps], "skill": skill.summary()}

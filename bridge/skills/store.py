@@ -1,6 +1,6 @@
-"""Where skills and memory facts are kept: one seam, chosen once at start (`bridge/skills/seam.py`
-`open_settings_store`) — JSON files in the config dir on one bridge, a Redis hash per kind with `--cluster` (every
-replica sees the same)."""
+"""Where skills and memory facts are kept: the store of the shared-state backend the settings pick
+(bridge/shared/seam.py `open_store`, by the --cluster URL) — JSON files in the config dir on one bridge
+(`disk_store`), a Redis hash per kind with `--cluster redis://…` (`redis_store`: every replica sees the same)."""
 
 from __future__ import annotations
 
@@ -82,3 +82,15 @@ class RedisStore:
     async def all(self, kind: str) -> list[dict[str, Any]]:
         raw = await self.redis.hgetall(self.prefix + kind)
         return [json.loads(v) for _, v in sorted(raw.items())]
+
+
+def disk_store(settings: Any) -> DiskStore:
+    """The local backend's store: files under the config dir."""
+    return DiskStore(settings.config_dir)
+
+
+def redis_store(settings: Any) -> RedisStore:
+    """The redis backend's store, at the --cluster URL."""
+    import redis.asyncio as aioredis  # only with --cluster: the optional extra
+
+    return RedisStore(aioredis.from_url(settings.cluster, decode_responses=True))

@@ -12,6 +12,7 @@ from pydantic import Field, ValidationError
 from bridge.runs.budgets import RunRequest
 from bridge.errors import BridgeError
 from bridge.pages.protocol import explain
+from bridge.settings import run_budget
 from bridge.tools.base import Tool, acting
 from bridge.tools.outputs import obj
 
@@ -20,7 +21,7 @@ async def agent_run(
     agent: Any,
     task: Annotated[str, Field(min_length=1, max_length=8000)],
     dryrun: Annotated[bool, Field(description="Plan only.")] = False,
-    maxSteps: Annotated[int | None, Field(ge=1, le=500)] = None,
+    maxSteps: Annotated[int | None, Field(**run_budget("steps").bounds)] = None,
     model: Annotated[str | None, Field(description="'client': your own model, by sampling.")] = None,
     allow: Annotated[list[str] | None, Field(max_length=50, description="Narrow the human's --run-allow (never "
                                                                           "widen it).")] = None,

@@ -24,6 +24,7 @@ from bridge.server.agents import identity
 from bridge.server.progress import REQUEST
 from bridge.tools import flatten
 from bridge.tools.page_handle import Page
+from bridge.tools.road import note_raised
 
 if TYPE_CHECKING:
     from bridge.state import BridgeState
@@ -49,9 +50,8 @@ class Tool:
     #: the `Page` its pageId names when that parameter is typed `Page`).
     scope: Callable[[Any], Any] | None = None
     #: Its answers' schema (structured content), sent as `outputSchema` in tools/list (bridge/tools/outputs.py).
+    #: (A command's plumbing is in its wire model, bridge/pages/commands.py, never hidden from a tool's params.)
     output: dict[str, Any] | None = None
-    #: Fields of its command's params model the tool does not offer (bridge plumbing, e.g. a snapshot's `part`).
-    hide: tuple[str, ...] = ()
 
     @property
     def name(self) -> str:
@@ -87,7 +87,7 @@ class Tool:
         fields: list[str] = []
         if model is not None:  # the command's params model, offered as the tool's own arguments
             at = [p.name for p in params].index(model[0])
-            flat = flatten.parameters(model[1], self.hide)
+            flat = flatten.parameters(model[1])
             fields = [p.name for p in flat]
             params[at:at + 1] = flat
         if takes_page:
@@ -119,6 +119,7 @@ class Tool:
                     value = await handler(first, **args)
             except BridgeError as exc:
                 state.audit.tool_call(name, kwargs, (time.perf_counter() - started) * 1000, error=exc)
+                note_raised(exc)
                 return error_result(exc)
             except asyncio.CancelledError as exc:
                 state.audit.tool_call(name, kwargs, (time.perf_counter() - started) * 1000, error=exc)
@@ -128,6 +129,7 @@ class Tool:
                 err = BridgeError(f"{name} failed inside the bridge ({type(exc).__name__}: {exc}). This is a bridge "
                                   "bug, not your arguments: retry once, then try another tool.", code="internal_error")
                 state.audit.tool_call(name, kwargs, (time.perf_counter() - started) * 1000, error=err)
+                note_raised(err)
                 return error_result(err)
             finally:
                 REQUEST.reset(request)

@@ -1,8 +1,9 @@
 """A page tool's input schema flattened from its command's params model (bridge/pages/commands.py), so each param
 is defined once: its type, constraints, default and description.
 
-A handler takes the model as one parameter (`params: FindParams`); the tool offers the model's fields as its own
-arguments (but those its row hides), and `build` makes the model from what the agent sent. Two things are shown
+A handler takes the model as one parameter (`params: FindParams`); the tool offers every field of the model as its
+own argument (the bridge's plumbing is in the command's wire model, never here), and `build` makes the model from
+what the agent sent. Two things are shown
 differently from the model, not checked differently: length caps are left out of the schema (sanity limits, checked
 when the model is built), and a nested model (page_act's `actions`) is shown as a plain object.
 """
@@ -32,12 +33,10 @@ def params_model(handler: Any) -> tuple[str, type[BaseModel]] | None:
     return None
 
 
-def parameters(model: type[BaseModel], hide: tuple[str, ...]) -> list[inspect.Parameter]:
-    """The model's fields as a tool's keyword parameters (those in `hide` left out)."""
+def parameters(model: type[BaseModel]) -> list[inspect.Parameter]:
+    """The model's fields as a tool's keyword parameters."""
     out = []
     for name, info in model.model_fields.items():
-        if name in hide:
-            continue
         meta = [m for m in info.metadata if not isinstance(m, annotated_types.MaxLen)]
         if info.description:
             meta.append(Field(description=info.description))

@@ -6,7 +6,7 @@ import base64
 import json
 import re
 import time
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Literal
 
 from mcp.types import CallToolResult, ImageContent, TextContent
 from pydantic import Field
@@ -17,16 +17,17 @@ from bridge.pages import sourcemap
 from bridge.pages import commands as m
 from bridge.pages.commands import COMMANDS
 from bridge.state import BridgeState
-from bridge.tools import page_desktop, page_dev, page_upload
+from bridge.tools import page_desktop, page_dev, problems, vitals
+from bridge.tools.act import act
 from bridge.tools.base import Tool, acting, read_only
 from bridge.tools.outputs import obj, of_page
-from bridge.tools.page_handle import Page
+from bridge.tools.page_handle import Page, in_frame
 
 #: What page_exec(command=…) may name: every command but `record`, which the human's recording tools start (an agent
 #: never starts recording the human's input; bridge/skills/recording.py), and `tools`/`tool_call`: a page's own WebMCP
 #: tools are reached through page_tools / page_call_tool only, whose answers are marked as the page's and whose
 #: arguments are checked against the page's schema (bridge/tools/webmcp.py).
-Command = Literal[tuple(c for c in COMMANDS if c not in ("record", "tools", "tool_call"))]  # type: ignore[valid-type]
+Command = Literal[tuple(c for c in COMMANDS if c not in ("record", "tools", "tool_call", "problems", "maps"))]  # type: ignore[valid-type]
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
@@ -43,15 +44,16 @@ async def page_list(
 ) -> dict[str, Any]:
     """Connected tabs and frames (url, title, verified origin, state), `limit` tabs at a time. Page
     tools take a pageId from here (5173/host, 5173/f0); omitted, the only tab's top frame."""
-    if cursor is not None and not state.shared.valid_cursor(cursor):
+    pages = state.shared.pages
+    if cursor is not None and not pages.valid_cursor(cursor):
         raise errors.BridgeError(f"cursor {cursor[:40]!r} is not one page_list gave: pass its nextCursor unchanged, "
                                  "or leave cursor out to start from the first tab.", code="invalid_argument")
-    rows, more = await state.shared.page_list(cursor, limit)
+    rows, more = await pages.page_list(cursor, limit)
     out: dict[str, Any] = {"pages": rows}
     if more is not None:
         out["nextCursor"] = more
-    if state.shared.note:  # the team bridge's store is away: only this replica's pages are listed
-        out["cluster"] = state.shared.note
+    if pages.note:  # the team bridge's store is away: only this replica's pages are listed
+        out["cluster"] = pages.note
     if not rows and not cursor:
         out["hint"] = (f"No page is connected. Load {state.settings.base_url()}/inject/dbg_client.js in your app, "
                        f"or open the demo at {state.settings.base_url()}/demo.")
@@ -78,10 +80,13 @@ async def page_exec(
     started = time.perf_counter()
     if code is not None:
         command, params = "eval", {"code": code, "args": args}
-    checked = await page.guard(command or "eval", params, timeout)  # the command's own policy first, on every path
-    if isinstance(checked, m.ActParams):  # an upload reads its files (and asks) here as on page_act
-        checked = await page_upload.with_files(page, checked)
-    result = await page.call(command or "eval", checked, timeout)
+    if command == "act":  # the one act pipeline, as page_act runs it (bridge/tools/act.py)
+        result: Any = {k: v for k, v in (await act(page, params, timeout)).items() if k != "pageId"}
+    else:
+        checked = await page.guard(command or "eval", params, timeout)  # the command's own policy, on every path
+        result = await page.call(command or "eval", checked, timeout)
+        if command == "wait":  # what broke meanwhile, mapped to the lines written
+            result = await problems.with_report(page, result)
     return {"pageId": page.page_id, "result": result, "ms": round((time.perf_counter() - started) * 1000, 2)}
 
 
@@ -94,7 +99,7 @@ async def page_snapshot(
     """The page as a compact tree: a line per element with role, name, states and a ref (e12@ab) for
     page_act."""
     maxChars = params.maxChars
-    snap = await page.call("snapshot", params.model_copy(update={"full": toFile}), timeout)
+    snap = await page.call("snapshot", m.SnapshotWire.model_validate({**m.to_wire(params), "full": toFile}), timeout)
     if not toFile:
         return snapshot_result(page.page_id, snap)
     tree = await whole_tree(page, snap, timeout)
@@ -150,37 +155,13 @@ async def page_find(page: Page, params: m.FindParams) -> dict[str, Any]:
     return {"pageId": page.page_id, **found}
 
 
-P = TypeVar("P", m.ActParams, m.WaitParams, m.ElementParams, m.ScreenshotParams, m.FindParams)
-
-
-def in_frame(page: Page, params: P) -> tuple[Page, P]:
-    """A ref from a snapshot with includeFrames ('f0:e3@ab') addresses its frame: (that frame, params with the bare
-    ref)."""
-    frame, ref = page.for_ref(params.ref)
-    return (frame, params) if ref == params.ref else (frame, params.model_copy(update={"ref": ref}))
-
-
 async def page_act(
     page: Page,
     params: m.ActParams,
     timeout: Timeout = 15,
 ) -> dict[str, Any]:
     """Act on an element or a batch, once actionable; answers what changed."""
-    if params.actions is None and params.action is None:
-        raise errors.BridgeError("Give `action` (with a target) or `actions` (a batch).", code="invalid_argument")
-    page, params = in_frame(page, params)
-    params = await page_upload.with_files(page, params)  # the files an upload hands over, after consent
-    # the page's share of the time: actionability waits within it, and the answer still comes inside `timeout`
-    desk = page_desktop.running(page) if params.trusted is not False else None
-    params = params.model_copy(update={"checkTimeout": max(0.5, timeout - 2), **({"desktop": True} if desk else {})})
-    out = await page.run("act", params, timeout)  # asks first if it would submit a form
-    while out.get("pending") and desk is not None:  # an action handed over for real input on the desktop
-        failed = await page_desktop.send(page, desk, out["pending"])
-        out = await page.call("act", {"resume": out["pending"]["token"], "failed": failed or None}, timeout)
-    for note in ("untrusted", "trusted"):  # what kind of input it was: said the first time, not in every answer
-        if note in out and not page.first_time(f"page_act.{note}"):
-            del out[note]
-    return {"pageId": page.page_id, **out}
+    return await act(page, params, timeout)
 
 
 async def page_wait(page: Page, params: m.WaitParams) -> dict[str, Any]:
@@ -197,7 +178,7 @@ async def page_wait(page: Page, params: m.WaitParams) -> dict[str, Any]:
                                  code="invalid_argument")
     page, params = in_frame(page, params)
     out = await page.call("wait", params, params.timeout + 5)
-    return {"pageId": page.page_id, **out}
+    return {"pageId": page.page_id, **await problems.with_report(page, out)}
 
 
 async def page_navigate(
@@ -235,6 +216,14 @@ async def page_navigate(
     where = await page.call("location", {}, timeout)
     out = {"pageId": page.page_id, "reloaded": reloaded, "url": where["href"], "title": where["title"],
            "waited": waited}
+    mark = sent.get("mark")
+    if isinstance(mark, dict):  # what broke while the new document loaded (its failed requests, its errors)
+        try:
+            broke = await page.call("problems", {"console": int(mark.get("console") or 0),
+                                                 "net": int(mark.get("net") or 0), "doc": mark.get("doc")}, timeout)
+            out.update(await problems.report(page, broke))
+        except errors.BridgeError:
+            pass  # an older client, or the page went on: the answer is the navigation's
     if leaves and not reloaded:
         out["note"] = (f"No new document came within {timeout:g} s: the navigation went nowhere (a 204 answer, a "
                        "download) or the server is slower than that; the page is still the one above. Retry with a "
@@ -244,8 +233,33 @@ async def page_navigate(
 
 async def page_console(page: Page, params: m.ConsoleParams) -> dict[str, Any]:
     """Console messages and uncaught errors since a cursor, kept across reloads."""
+    if params.saveSkill and not params.errors:
+        raise errors.BridgeError("saveSkill saves the acts before an error: give errors: true with it.",
+                                 code="invalid_argument")
     out = await page.call("console", params, QUICK)
-    return {"pageId": page.page_id, **out}
+    out.pop("errors", None)  # the answer's `errors` are the groups below
+    acts = out.pop("acts", None) or []
+    out["entries"] = await problems.console_entries(page, out["entries"], params.stack, int(out.pop("hot", 0) or 0))
+    if not params.errors:
+        out["entries"] = [{k: v for k, v in e.items() if k != "act"} for e in out["entries"]]
+        return {"pageId": page.page_id, **out}
+    found = problems.groups(out["entries"], acts)
+    answer: dict[str, Any] = {"pageId": page.page_id, "errors": found, **out, "entries": []}
+    if params.saveSkill:
+        if not found:
+            raise errors.BridgeError("No error since the cursor to save a repro of: give an earlier `since` (0 for "
+                                     "all the page keeps).", code="no_repro")
+        where = await page.call("location", {}, QUICK)
+        skill = await problems.save_repro(page, params.saveSkill, found[-1], acts, where["origin"])
+        answer["saved"] = {**skill.summary(), "reproduces": found[-1].get("at") or found[-1].get("error"),
+                           "replay": f"skill_run name={skill.name!r}: says whether the error came back"}
+    return answer
+
+
+async def page_vitals(page: Page, params: m.VitalsParams) -> dict[str, Any]:
+    """Long animation frames since a cursor, with the functions they ran; LCP, CLS, INP and their elements."""
+    raw = await page.call("vitals", params, QUICK)
+    return {"pageId": page.page_id, **await vitals.report(page, raw)}
 
 
 async def page_screenshot(page: Page, params: m.ScreenshotParams) -> CallToolResult:
@@ -253,7 +267,8 @@ async def page_screenshot(page: Page, params: m.ScreenshotParams) -> CallToolRes
     page, params = in_frame(page, params)
     started = time.perf_counter()
     desk = page_desktop.running(page)
-    shot = await page.call("screenshot", params if desk is None else params.model_copy(update={"desktop": True}), QUICK)
+    wire = m.ScreenshotWire.model_validate({**m.to_wire(params), **({"desktop": True} if desk else {})})
+    shot = await page.call("screenshot", wire, QUICK)
     if desk is not None and isinstance(shot, dict) and "data" not in shot:  # no extension: the desktop's pixels
         got = await page_desktop.screenshot(page, desk, shot)
         shot = {k: v for k, v in got.items() if k != "png"}
@@ -301,17 +316,16 @@ TOOLS = [
     Tool(page_list, read_only("List pages"),
          output=obj("nextCursor:str", "hint:str", "cluster:any", pages={"type": "array", "items": PAGE_ROW})),
     Tool(page_exec, acting("Run code in a page", open_world=True), output=obj(pageId="str", result="any", ms="num")),
-    Tool(page_snapshot, read_only("Snapshot a page"), output=of_page(m.SnapshotResult, "file:str", "resource:str"),
-         hide=("full", "part", "from_")),
+    Tool(page_snapshot, read_only("Snapshot a page"), output=of_page(m.SnapshotResult, "file:str", "resource:str")),
     Tool(page_find, read_only("Find elements"), output=of_page(m.FindResult)),
-    Tool(page_act, acting("Act on elements"), output=of_page(m.ActResult),
-         hide=("dx", "dy", "dryRun", "checkTimeout", "desktop", "resume", "failed", "uploads")),
-    Tool(page_wait, read_only("Wait for the page"), output=of_page(m.WaitResult), hide=("loadState",)),
+    Tool(page_act, acting("Act on elements"), output=of_page(m.ActResult)),
+    Tool(page_wait, read_only("Wait for the page"), output=of_page(m.WaitResult)),
     Tool(page_navigate, acting("Navigate a page", open_world=True),
          output=obj("note:str", pageId="str", reloaded="bool", url="str", title="str", waited="str")),
-    Tool(page_console, read_only("Read the console"), output=of_page(m.ConsoleResult)),
+    Tool(page_console, read_only("Read the console"), output=of_page(m.ConsoleResult, "errors:list")),
+    Tool(page_vitals, read_only("Read page vitals"), output=obj("slowest:str", pageId="str", frames="list")),
     Tool(page_network, read_only("Read network traffic"), output=of_page(m.NetworkResult)),
     Tool(page_source, read_only("Find an element's source"), output=of_page(m.SourceResult)),
     Tool(page_highlight, acting("Highlight elements", destructive=False), output=of_page(m.HighlightResult)),
-    Tool(page_screenshot, read_only("Screenshot a page"), output=SCREENSHOT, hide=("desktop",)),
+    Tool(page_screenshot, read_only("Screenshot a page"), output=SCREENSHOT),
 ]

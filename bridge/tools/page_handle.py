@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel
 
@@ -46,6 +46,11 @@ class Page:
     def skills(self) -> Any:
         """The bridge's skills and memory (bridge.skills.service.SkillService; None when not built)."""
         return self._state.skills
+
+    @property
+    def source_maps(self) -> Any:
+        """The bridge's decoded source maps (bridge/stacks.py SourceMaps)."""
+        return self._state.source_maps
 
     @property
     def connection(self) -> object:
@@ -118,3 +123,14 @@ class Page:
         if not m:
             return self, ref
         return self.frame(m.group(1)), m.group(2)
+
+
+P = TypeVar("P", bound=BaseModel)
+
+
+def in_frame(page: Page, params: P) -> tuple[Page, P]:
+    """A ref from a snapshot with includeFrames ('f0:e3@ab') addresses its frame: (that frame, params with the bare
+    ref)."""
+    ref = getattr(params, "ref", None)
+    frame, bare = page.for_ref(ref)
+    return (frame, params) if bare == ref else (frame, params.model_copy(update={"ref": bare}))

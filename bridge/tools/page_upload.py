@@ -37,13 +37,12 @@ def pick(dirs: list[Path], name: str, secrets_ok: bool = False) -> Path:
                              "them (relative names are read from there).", code="upload_refused")
 
 
-async def with_files(page: Page, params: m.ActParams) -> m.ActParams:
-    """`params` with the files of each upload action read (`uploads`), after the human's consent; unchanged when
-    no action uploads."""
-    params = params.model_copy(update={"uploads": None})  # only the bridge fills it, from the files it read
+async def files_of(page: Page, params: m.ActParams) -> list[list[m.Upload] | None] | None:
+    """The files of each upload action of an act, read after the human's consent (the act's `uploads`, by the
+    action's place in the batch); None when no action uploads."""
     batch = params.actions if params.actions is not None else [params]
     if not any(a.action == "upload" for a in batch):
-        return params
+        return None
     settings = page.settings
     if not settings.upload_dir:
         raise errors.BridgeError("Uploads are off: the bridge hands pages only files from folders the human names. "
@@ -70,8 +69,7 @@ async def with_files(page: Page, params: m.ActParams) -> m.ActParams:
         chosen.append(got)
     # the human answers in the cockpit (bridge/human/consent.py COCKPIT_ONLY); no file is read before they allow it
     await page.consent("upload", "\n".join(listed))
-    uploads = [None if paths is None else [read(path) for path in paths] for paths in chosen]
-    return params.model_copy(update={"uploads": uploads})
+    return [None if paths is None else [read(path) for path in paths] for paths in chosen]
 
 
 def read(path: Path) -> m.Upload:

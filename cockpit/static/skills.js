@@ -102,7 +102,13 @@ function cockpitSkills({ $, post, el }) {
     if (!recording) return;
     const until = /** @type {HTMLInputElement} */ ($('record-until')).value.trim();
     try {
-      const rec = await post('/cockpit/record/stop', until ? { name: recording, until } : { name: recording });
+      const body = until ? { name: recording, until } : { name: recording };
+      let rec = await post('/cockpit/record/stop', body);
+      // the skill goes to pages of other origins: saving it anyway is the human's call, asked here
+      if (rec.state === 'failed' && rec.otherOrigins && rec.otherOrigins.length &&
+          window.confirm('The skill ' + rec.name + ' also goes to ' + rec.otherOrigins.join(', ') + '. Save it anyway?')) {
+        rec = await post('/cockpit/record/stop', Object.assign({ confirmOrigins: rec.otherOrigins }, body));
+      }
       note(rec.state === 'saved' ? 'Saved skill ' + rec.skill.name + ' (' + rec.skill.steps + ' steps).' : String(rec.error || rec.state));
     } catch (e) { note(String(/** @type {Error} */ (e).message)); }
     void load();

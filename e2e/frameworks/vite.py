@@ -23,9 +23,11 @@ from tests.support import free_port, stop_group, wait_until
 
 HERE = Path(__file__).resolve().parent
 PLUGIN = HERE.parents[1] / "plugins" / "vite"
-APPS = {"react": HERE / "react", "vue": HERE / "vue", "react-vite8": HERE / "react-vite8", "preact": HERE / "preact"}
+APPS = {"react": HERE / "react", "vue": HERE / "vue", "react-vite8": HERE / "react-vite8",
+        "react-ts": HERE / "react-ts", "preact": HERE / "preact"}
 # The file each app's UI lives in (HMR edits it; page_source should name it).
-APP_FILE = {"react": "src/App.jsx", "vue": "src/App.vue", "react-vite8": "src/App.jsx", "preact": "src/app.jsx"}
+APP_FILE = {"react": "src/App.jsx", "vue": "src/App.vue", "react-vite8": "src/App.jsx",
+            "react-ts": "src/App.tsx", "preact": "src/app.jsx"}
 
 
 def installed(app_dir: Path) -> bool:

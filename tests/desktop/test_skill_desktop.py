@@ -6,8 +6,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from bridge.skills.desktop import call_desktop_tool, compile_desktop
+from bridge.server.mcp_server import build_server
+from bridge.settings import Settings
+from bridge.skills.desktop import compile_desktop
 from bridge.skills.replay import replay
+from bridge.state import BridgeState
+from bridge.tools.road import Caller
 from bridge.skills.store import DiskStore
 from bridge.skills.trace import Trace, read
 from bridge.skills.format import Skills, Until, parse
@@ -39,10 +43,15 @@ def test_a_calculator_recording_becomes_a_skill_that_replays_to_the_same_result(
     wait_until(lambda: display(desk, win).strip() == "7", 5, what="7 on the display")
     trace = Trace(tmp_path / "runs", "skill-desktop-test")
 
-    async def call(tool, args):
-        return await call_desktop_tool(desk.service, tool, args)
+    # every step through the one road into tools, as a skill_run's are (bridge/tools/road.py)
+    state = BridgeState(Settings(config_dir=tmp_path, no_audit=True, desktop_enabled=True))
+    state.desktop = desk.service
+    build_server(state)
 
-    done = run_async(replay(skill, {}, trace, None, call))
+    async def call(tool, args):
+        return await state.road.value(tool, args, Caller("test", "1"))
+
+    done = run_async(replay(skill, {}, trace, None, call, desktop=True))
     trace.close()
     assert done["state"] == "done" and done["until"] == "window 'galculator' open"
     wait_until(lambda: display(desk, win).strip() == "36", 5, what="the replayed 12*3 = 36 on the display")
@@ -58,12 +67,13 @@ def test_a_desktop_recording_over_v1_is_saved_and_run_as_a_skill(desk, launch, t
     from starlette.testclient import TestClient
 
     from bridge.server.app import create_app
-    from bridge.settings import Settings
+    from bridge.server.principals import terminal_headers
 
     win = launch(["galculator"])
     human = Human(desk)
-    app = create_app(Settings(config_dir=tmp_path, port=8000, no_audit=True), "tok")
-    with TestClient(app, base_url="http://127.0.0.1:8000", headers={"Authorization": "Bearer tok"}) as http:
+    app = create_app(Settings(config_dir=tmp_path, port=8000, no_audit=True, desktop_enabled=True), "tok")
+    terminal = {"Authorization": "Bearer tok", **terminal_headers(tmp_path)}  # the human's terminal records
+    with TestClient(app, base_url="http://127.0.0.1:8000", headers=terminal) as http:
         state = app.state.bridge
         state.desktop = desk.service  # the bridge's desktop is this session's (handed back before the app stops)
         try:

@@ -33,6 +33,7 @@ values = st.one_of(
 )
 
 
+@settings(deadline=None)  # 2 shared cores: no timing in a test
 @given(values, st.integers(min_value=0, max_value=10**18))
 def test_parse_count_gives_a_bounded_int_or_a_400(raw, maximum):
     try:
@@ -45,6 +46,7 @@ def test_parse_count_gives_a_bounded_int_or_a_400(raw, maximum):
     assert raw == "" or (re.fullmatch(r"[0-9]{1,18}", raw) and got == int(raw))
 
 
+@settings(deadline=None)
 @given(values, st.floats(min_value=0, max_value=1e6))
 def test_parse_seconds_gives_a_bounded_finite_number_or_a_400(raw, maximum):
     try:
@@ -65,6 +67,7 @@ def request_with(content_length: str) -> Request:
     return Request(scope, receive)
 
 
+@settings(deadline=None)
 @given(values)
 def test_a_content_length_header_is_a_number_within_the_limit_or_a_4xx(raw):
     import asyncio

@@ -264,4 +264,4 @@ def test_a_named_command_reaches_the_page_with_its_params(bridge, mcp, pages):
     page = pages.connect(bridge.base, handler=gate.handler)
     ok(mcp.call("page_exec", {"command": "console", "params": {"since": 2}, "pageId": page.page_id}))
     frame = gate.next_frame()
-    assert (frame["command"], frame["params"], frame["frameId"]) == ("console", {"since": 2, "limit": 100, "stack": False}, "host")
+    assert (frame["command"], frame["params"], frame["frameId"]) == ("console", {"since": 2, "limit": 100, "stack": False, "errors": False}, "host")

@@ -40,7 +40,7 @@ def exercise(client: McpSession, page: FakePage) -> None:
     assert (out["pageId"], out["result"]) == (page.page_id, 2)
     assert isinstance(out["ms"], (int, float)) and out["ms"] >= 0
     assert ok(client.call("page_exec", {"command": "console", "params": {"since": 1}, "pageId": page.page_id}))[
-        "result"] == {"since": 1, "limit": 100, "stack": False}
+        "result"] == {"since": 1, "limit": 100, "stack": False, "errors": False}
     # Errors come back as tool errors in every transport.
     bad = client.call("page_exec", {"code": "1", "pageId": "qq999/host"})
     assert bad.is_error and "[unknown_page]" in text_of(bad)

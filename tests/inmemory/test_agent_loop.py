@@ -75,7 +75,7 @@ async def drive(tmp: Path, page: Page, policy: Any, note: str | None = None, **b
         b.connect_page(page.handle)
         model = Scripted(policy)
         runs = Runs(None)
-        services = Services(b.server, b.state, Seams([]))
+        services = Services(b.state.road, b.state, Seams([]))
         request = RunRequest(task="Save the customer with the name and tier the human gives", model="scripted",
                              budgets=Budgets(**budgets))
         run = runs.start(request, request.budgets.resolved(b.state.settings),
@@ -196,7 +196,7 @@ async def test_a_model_call_in_flight_is_said_every_heartbeat_with_its_phase(tmp
         model = Slow(policy)
         request = RunRequest(task="Look", model="scripted")
         run = Runs(None).start(request, request.budgets.resolved(b.state.settings),
-                               lambda r: Loop(r, model, Services(b.server, b.state, Seams([])), 10).drive())
+                               lambda r: Loop(r, model, Services(b.state.road, b.state, Seams([])), 10).drive())
         waits = await eventually(lambda: len(of(run, "model_wait")) >= 3 and of(run, "model_wait"),
                                  what="three heartbeats")
         release.set()

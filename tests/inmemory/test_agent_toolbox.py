@@ -1,5 +1,5 @@
-"""A run calls the bridge's tools through the MCP server's own call_tool: the same answers, the same
-[invalid_argument] errors and the same audit records as a call over MCP."""
+"""A run calls the bridge's tools through the one road into tools (the MCP server's own call_tool): the same
+answers, the same [invalid_argument] errors and the same audit records as a call over MCP."""
 
 from pathlib import Path
 
@@ -19,11 +19,11 @@ def test_a_runs_call_answers_and_is_audited_exactly_as_over_mcp(tmp_path: Path):
         async with Client(server) as client:
             b = Bridge(state, client)
             b.connect_page()
-            box = Toolbox(server)
+            box = Toolbox(state.road)
             await box.load()
             assert "page_exec" in box.rows and box.rows["page_snapshot"].read_only
             progress = []
-            ctx = RunContext(server, "r1", lambda *a: progress.append(a))
+            ctx = RunContext("r1", lambda *a: progress.append(a))
             over_mcp = await b.call("page_exec", {"code": "1+2"})
             in_run = await box.call("page_exec", {"code": "1+2"}, ctx, [])
             assert not in_run.is_error and in_run.structured["result"] == over_mcp.structured_content["result"] == 3

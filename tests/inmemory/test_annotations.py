@@ -11,6 +11,7 @@ EXPECTED = {
     "page_snapshot": (True, False, True, False), "page_find": (True, False, True, False),
     "page_act": (False, True, False, False), "page_wait": (True, False, True, False),
     "page_navigate": (False, True, False, True), "page_console": (True, False, True, False),
+    "page_vitals": (True, False, True, False),
     "page_network": (True, False, True, False), "page_source": (True, False, True, False),
     "page_highlight": (False, False, False, False), "page_screenshot": (True, False, True, False),
     # a page's own tool may do anything on its origin, whatever the page says (bridge/tools/webmcp.py)

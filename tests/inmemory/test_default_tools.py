@@ -72,12 +72,15 @@ async def test_every_default_tool_answers_within_its_output_schema(tmp_path: Pat
             return {"ok": True, "result": {"data": PNG, "width": 4, "height": 2, "scale": 1}}
         if frame["command"] == "highlight":
             return {"ok": True, "result": {"shown": len(frame["params"]["refs"])}}
+        if frame["command"] == "vitals":
+            return {"ok": True, "result": {"frames": [], "cursor": 0, "profiling": "unsupported"}}
         return await the_human(frame)
 
     calls: list[tuple[str, dict[str, Any]]] = [
         ("page_list", {}), ("page_exec", {"code": "6*7"}), ("page_snapshot", {}), ("page_find", {"text": "Save"}),
         ("page_act", {"action": "click", "ref": "e1@ab"}), ("page_wait", {"text": "Done"}),
-        ("page_navigate", {"action": "goto", "url": "/other", "timeout": 5}), ("page_console", {}), ("page_network", {}),
+        ("page_navigate", {"action": "goto", "url": "/other", "timeout": 5}), ("page_console", {}), ("page_vitals", {}),
+        ("page_network", {}),
         ("page_source", {"ref": "e1@ab"}), ("page_highlight", {"refs": ["e1@ab"]}), ("page_screenshot", {}),
         ("user_ask", {"question": "Which colour?", "choices": ["Red", "Blue"]}),
         ("user_notify", {"message": "Deployed"}), ("inbox", {}),

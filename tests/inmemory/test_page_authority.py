@@ -154,10 +154,10 @@ STEP = {"seq": 1, "action": "click", "frame": "host", "url": "http://localhost:5
 
 async def test_a_recording_forged_over_the_page_channel_is_refused_and_the_humans_skill_is_unchanged(tmp_path: Path):
     async with bridge(tmp_path) as b:
-        from bridge.skills.seam import open_settings_store
+        from bridge.shared.seam import open_store
         from bridge.skills.service import SkillService
 
-        skills = b.state.skills = SkillService(b.state, open_settings_store(b.state.settings))  # as create_app does
+        skills = b.state.skills = SkillService(b.state, open_store(b.state.settings))  # as create_app does
         mine = Skill(name="checkout", scope="http://localhost:5173", start_url="http://localhost:5173/",
                      steps=[Step(action="goto", url="http://localhost:5173/")])
         await skills.skills.save(mine)
@@ -186,3 +186,51 @@ async def test_a_recording_forged_over_the_page_channel_is_refused_and_the_human
         assert "evil.test" in rec.error and "javascript" in rec.error
         assert await skills.skills.exists("x") is False
         assert (await skills.skills.get("checkout")).model_dump() == before
+
+
+async def test_a_skill_going_to_another_origin_is_saved_only_once_the_human_confirms_that_origin(tmp_path: Path):
+    async with bridge(tmp_path) as b:
+        from bridge.shared.seam import open_store
+        from bridge.skills.service import SkillService
+
+        skills = b.state.skills = SkillService(b.state, open_store(b.state.settings))
+        conn = b.connect_page()
+        rec = await skills.recordings.start(conn.inst, "pay", by="terminal")
+        for seq, url in ((1, "http://localhost:5173/"), (3, "https://pay.example/checkout")):
+            skills.recordings.take(conn.inst.id, parse_up(event("recorded", data={
+                "seq": seq, "action": "load", "frame": "host", "url": url, "t": seq * 100000})).step())
+            skills.recordings.take(conn.inst.id, parse_up(event("recorded", data={
+                **STEP, "seq": seq + 1, "url": url, "t": seq * 100000 + 1})).step())
+        out = await skills.recordings.stop("pay", None)
+        assert out.state == "failed" and out.view()["otherOrigins"] == ["https://pay.example"]
+        assert not await skills.skills.exists("pay")
+        assert (await skills.recordings.stop("pay", None, confirmed=("https://other.example",))).state == "failed"
+        saved = await skills.recordings.stop("pay", None, confirmed=("https://pay.example",))
+        assert saved.state == "saved" and saved.skill.scope == "http://localhost:5173"
+        assert (await skills.skills.get("pay")).recorded_by == "terminal" and rec is saved
+
+        # a javascript: step is never the human's to confirm
+        rec = await skills.recordings.start(conn.inst, "js", by="cockpit")
+        for seq, url in ((1, "http://localhost:5173/"), (3, "javascript:alert(document.cookie)")):
+            skills.recordings.take(conn.inst.id, parse_up(event("recorded", data={
+                "seq": seq, "action": "load", "frame": "host", "url": url, "t": seq * 100000})).step())
+            skills.recordings.take(conn.inst.id, parse_up(event("recorded", data={
+                **STEP, "seq": seq + 1, "url": "http://localhost:5173/", "t": seq * 100000 + 1})).step())
+        out = await skills.recordings.stop("js", None, confirmed=("javascript:",))
+        assert out.state == "failed" and "javascript" in out.error and "otherOrigins" not in out.view()
+        assert not await skills.skills.exists("js")
+
+
+async def test_code_in_a_page_the_bridge_serves_is_allowed_in_the_cockpit_only(tmp_path: Path):
+    """Code in the bridge's own origin (its /demo) could act as the cockpit (same origin): only the cockpit allows
+    it, never the page's card."""
+    async with bridge(tmp_path, no_consent=False, consent_wait=5) as b:
+        conn = b.connect_page(url="http://127.0.0.1:7878/demo", port=None)
+        call = asyncio.ensure_future(b.call("page_exec", {"code": "2+2"}))
+        q = await eventually(lambda: open_consent(b), what="the eval consent")
+        assert q.human_only and "served by the bridge itself" in q.text and "Allow on this origin" not in q.choices
+        assert not [f for f in conn.execs("ask") if "dismiss" not in f["params"]]  # no card in the page
+        assert answer(b, conn.inst, q.id, "Allow once") is False and q.open
+        assert b.state.asking.settle_from_cockpit(q, "Allow once")
+        out = await asyncio.wait_for(call, 10)
+        assert not out.is_error and conn.execs("eval")

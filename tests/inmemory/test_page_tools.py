@@ -197,7 +197,8 @@ async def test_every_named_command_checks_its_params_before_the_page_sees_them(t
         await b.ok("page_exec", {"command": "selection"})
         assert conn.execs("frames") == [] and conn.execs("find") == [] and len(conn.execs("selection")) == 1
         # the page gets the params with their defaults filled in (it re-defaults nothing)
-        assert conn.execs("console")[0]["params"] == {"since": 3, "level": "error", "limit": 100, "stack": False}
+        assert conn.execs("console")[0]["params"] == {"since": 3, "level": "error", "limit": 100, "stack": False,
+                                                      "errors": False}
 
 
 async def test_a_whole_snapshot_tree_comes_as_a_resource_link_any_client_can_read(tmp_path: Path):
@@ -269,3 +270,38 @@ async def test_max_chars_out_of_range_is_refused_with_its_range_before_the_page_
             assert text.startswith("[invalid_argument]") and "page_snapshot.maxChars" in text
             assert "200 to 200000" in text
         assert conn.execs("snapshot") == []
+
+
+async def test_page_vitals_attributes_a_long_frame_to_the_function_written_and_says_how_when_it_cannot(tmp_path: Path):
+    """The page's sampled functions and script entry points are compiled positions: mapped like an error's frames."""
+    import json
+
+    from tests.unit.test_stacks import PART
+
+    hot = {"fn": "priceWithTax", "url": PART["url"], "line": 3, "column": 17, "ms": 290, "share": 97}
+    react = {"ms": 300, "invoker": "DIV#root.onclick", "type": "event-listener", "fn": "dispatchDiscreteEvent",
+             "url": "http://localhost:5173/node_modules/.vite/deps/react-dom_client.js?v=1", "line": 9, "column": 5}
+    raw = {"frames": [{"start": 100, "ms": 320, "blockingMs": 270, "act": 2, "scripts": [react], "hot": [hot]}],
+           "cursor": 100, "profiling": "on", "acts": [{"seq": 2, "label": 'click button "Sort"'}],
+           "inp": {"ms": 330, "type": "click", "ref": "e4", "generated": PART["url"] + ":3:17"}}
+
+    def answers(profiled: bool):
+        async def handler(frame):
+            if frame["command"] == "maps":
+                return {"ok": True, "result": {"maps": {PART["url"]: PART}, "hot": 0}}
+            data = json.loads(json.dumps(raw))
+            if not profiled:
+                data["profiling"] = "not allowed"
+                data["frames"][0].pop("hot")
+            return {"ok": True, "result": data}
+        return handler
+
+    async with bridge(tmp_path) as b:
+        b.connect_page(answers(True))
+        out = await b.ok("page_vitals", {})
+        assert out["slowest"] == '320 ms frame: 290 ms in priceWithTax (src/cart.ts:3:18), after click button "Sort"'
+        assert out["frames"][0]["scripts"][0].endswith("[library]") and "note" not in out
+        assert out["inp"]["source"] == "src/cart.ts:3:18" and out["inp"]["ref"] == "e4"
+        b.connect_page(answers(False), port=5174, url="http://localhost:5174/")
+        plain = await b.ok("page_vitals", {"pageId": "5174/host"})
+        assert "Document-Policy: js-profiling" in plain["note"] and "[library]" in plain["slowest"]

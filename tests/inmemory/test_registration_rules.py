@@ -49,7 +49,7 @@ class Pages:
         req = RegisterRequest(url=origin + "/app", origin=origin, instanceId=asked.id if asked else None,
                               secret=secret if secret is not None else (asked.secret if asked else None),
                               reclaim=reclaim)
-        return await self.state.shared.register(req, origin)
+        return await self.state.shared.pages.register(req, origin)
 
     async def live(self, inst: Instance) -> None:
         self.state.registry.attach(inst, Channel())

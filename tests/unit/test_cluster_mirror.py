@@ -93,3 +93,12 @@ def test_redis_keeps_a_hash_of_the_secret_never_the_secret():
     h = keys.secret_hash("s" * 43)
     assert "s" * 43 not in h and len(h) == 64
     assert keys.secret_matches(h, "s" * 43) and not keys.secret_matches(h, "t" * 43) and not keys.secret_matches("", "")
+
+
+def test_another_replicas_page_shows_its_generation_and_dev_server_updates():
+    mirror, _, _ = make()
+    info = {**json.loads(INFO), "generation": 2, "dev": {"server": "vite", "updates": 5, "updatedAt": 1700000000000}}
+    inst = mirror.apply("5173", "rA", 1, "live", 0, json.dumps(info))
+    assert inst is not None and inst.generation == 2 and inst.dev is not None and inst.dev.updates == 5
+    inst = mirror.apply("5173", "rA", 1, "live", 0, json.dumps({**info, "dev": {"updates": "many"}}))
+    assert inst is not None and inst.dev is None  # a record it cannot read is no update

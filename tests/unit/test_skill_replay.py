@@ -16,19 +16,16 @@ SAVE = Target(role="button", name="Save", text="Save changes", selector="#save",
 
 
 class FakePage:
-    """Answers find by which way it was asked (role+name, text, selector); records the calls."""
-
-    page_id = "1/host"
+    """The page tools a replay calls (bridge/tools/road.py): page_find answered by which way it was asked (role+name,
+    text, selector); records the calls, pageId apart."""
 
     def __init__(self, totals: dict[str, int]) -> None:
         self.totals, self.calls = totals, []
 
-    def frame(self, frame_id: str) -> FakePage:
-        return self
-
-    async def call(self, command: str, params: dict[str, Any], timeout: float) -> Any:
-        self.calls.append((command, params))
-        if command == "wait":
+    async def __call__(self, tool: str, args: dict[str, Any]) -> Any:
+        params = {k: v for k, v in args.items() if k != "pageId"}
+        self.calls.append((tool, params))
+        if tool == "page_wait":
             return {"met": True, "ms": 0}
         way = "role" if "role" in params and "text" in params else "text" if "text" in params else \
             "selector" if "selector" in params and params["selector"] != "button" else "nearby"
@@ -39,7 +36,7 @@ class FakePage:
 
 def test_the_first_way_that_finds_exactly_one_element_wins():
     page = FakePage({"role": 2, "text": 1, "selector": 1})
-    ref, seen = run_async(match(page, SAVE, 1))
+    ref, seen = run_async(match(page, "1/host", SAVE, 1))
     assert ref == "e0" and seen == ["role button named 'Save': 2 ('Save', 'Save')"]
     assert [p for c, p in page.calls] == [{"role": "button", "text": "Save", "exact": True, "limit": 5},
                                           {"text": "Save changes", "exact": True, "limit": 5}]
@@ -52,8 +49,20 @@ def test_the_first_way_that_finds_exactly_one_element_wins():
 def test_several_everywhere_or_none_fails_the_step_naming_what_it_saw(totals, says):
     page = FakePage(totals)
     with pytest.raises(StepFailed) as err:
-        run_async(run_page_step(page, Step(action="click", target=SAVE), {}))  # type: ignore[arg-type]
+        run_async(run_page_step(page, "1/host", Step(action="click", target=SAVE), {}))
     text = str(err.value)
     assert says in text and "looked for role button named 'Save'" in text and "selector '#save'" in text
     assert "buttons on the page: 'Cancel', 'Delete'" in text
-    assert ("wait", {"timeout": pytest.approx(10, abs=1), "text": "Save", "exact": True}) in page.calls
+    assert ("page_wait", {"timeout": pytest.approx(10, abs=1), "text": "Save", "exact": True}) in page.calls
+
+
+def test_a_repro_skill_says_whether_its_error_came_back_among_the_steps_errors():
+    from bridge.skills.replay import reproduced
+    from bridge.skills.format import Skill, Step, Until
+
+    skill = Skill(name="crash", steps=[Step(action="goto", url="http://x/")],
+                  until=Until(error="priceWithTax (src/cart.ts:13:15)"))
+    back = reproduced(skill, ["Uncaught TypeError: x at priceWithTax (src/cart.ts:13:15)", "Uncaught Error: y"])
+    assert back["reproduced"] is True and back["others"] == ["Uncaught Error: y"]
+    assert reproduced(skill, [])["summary"] == "the error did not come back"
+    assert reproduced(skill.model_copy(update={"until": None}), ["x"]) is None

@@ -102,6 +102,18 @@ function packedBy() {
   }
 }
 
+/** The URL of the bridge that serves from the packing bridge's config dir now (its running.json), or null. */
+function runningBridge() {
+  const packed = packedBy();
+  if (!packed || typeof packed.configDir !== 'string') return null;
+  try {
+    const data = JSON.parse(readFileSync(path.join(packed.configDir, 'running.json'), 'utf8'));
+    return typeof data.url === 'string' ? data.url.replace(/\/+$/, '') : null;
+  } catch (_) {
+    return null;
+  }
+}
+
 /** The commands to try, in order, as [label, argv]: the `command` option, DBG_BRIDGE_COMMAND, the bridge that packed
  * this plugin, `dbg-bridge` on PATH. @param {string | undefined} command */
 function candidates(command) {
@@ -167,7 +179,12 @@ export default function dbgBridge(options = {}) {
   // An option given as undefined (`{bridge: process.env.DBG_URL}` with the variable unset) keeps its default.
   const given = Object.fromEntries(Object.entries(options || {}).filter(([, v]) => v !== undefined));
   const opts = { ...DEFAULTS, ...given };
-  const bridge = String(opts.bridge).replace(/\/+$/, '');
+  let bridge = String(opts.bridge).replace(/\/+$/, '');
+  // no URL given (option or DBG_BRIDGE_URL): a bridge started with --port N / --port 0 from the config dir of the
+  // bridge that packed this plugin is found through its running.json
+  const chosen = given.bridge !== undefined || !!process.env.DBG_BRIDGE_URL;
+  /** @type {Promise<string> | null} */
+  let ready = null;
   let root = process.cwd();
   /** @type {Promise<any> | null} */
   let vueCompiler = null;
@@ -200,8 +217,10 @@ export default function dbgBridge(options = {}) {
     async configureServer(server) {
       const log = server.config.logger;
       // the bridge is looked for (and started) beside the dev server's own start; the banner line waits for it
-      const ready = (async () => {
+      ready = (async () => {
         if (await answers(bridge)) return '';
+        const running = chosen ? null : runningBridge();
+        if (running && running !== bridge && await answers(running)) { bridge = running; return ''; }
         if (!opts.autoStart) return `no bridge answers at ${bridge} (autoStart is off): start it with \`dbg-bridge serve --port ${new URL(bridge).port || '7878'}\`.`;
         const started = await startBridge(bridge, opts.command);
         child = started.child;
@@ -211,14 +230,15 @@ export default function dbgBridge(options = {}) {
       const print = server.printUrls.bind(server);
       server.printUrls = () => {
         print();
-        void ready.then((problem) => {
+        void ready?.then((problem) => {
           if (problem) log.warn(`  [dbg-bridge] ${problem}`);
           else log.info(`  ${tint('32', '➜')}  ${tint('1', 'dbg-bridge')}: ${bridge}/ (cockpit) · MCP ${bridge}/mcp${child ? ' (started by this dev server)' : ''}`);
         });
       };
     },
 
-    transformIndexHtml() {
+    async transformIndexHtml() {
+      await ready; // the bridge's URL is known (and one started by us answers) before a page gets the tag
       return [{ tag: 'script', attrs: { src: `${bridge}/inject/dbg_client.js`, 'data-attach': opts.attach }, injectTo: 'head-prepend' }];
     },
 

@@ -41,11 +41,11 @@ test('code without JSX is left alone', () => {
   assert.equal(tagJsx('export const x = 1 < 2;', '/p/x.jsx', '/p'), null);
 });
 
-test('the plugin only applies to the dev server and prepends the client to head', () => {
+test('the plugin only applies to the dev server and prepends the client to head', async () => {
   const plugin = dbgBridge({ bridge: 'http://127.0.0.1:9999/', attach: 'react-app' });
   assert.equal(plugin.name, 'vite-plugin-dbg-bridge');
   assert.equal(plugin.apply, 'serve');
-  assert.deepEqual(plugin.transformIndexHtml(), [{ tag: 'script', attrs: { src: 'http://127.0.0.1:9999/inject/dbg_client.js', 'data-attach': 'react-app' }, injectTo: 'head-prepend' }]);
+  assert.deepEqual(await /** @type {any} */ (plugin.transformIndexHtml)(), [{ tag: 'script', attrs: { src: 'http://127.0.0.1:9999/inject/dbg_client.js', 'data-attach': 'react-app' }, injectTo: 'head-prepend' }]);
 });
 
 test('the transform runs before framework plugins whatever the order in plugins: [...]', () => {
