@@ -13,6 +13,7 @@ from bridge.shared import seam as shared_state
 from bridge.audit import Audit
 from bridge.server.background import Background
 from bridge.server.clients import Clients
+from bridge.pages.leases import Leases
 from bridge.pages.dispatch import Dispatcher
 from bridge.human.asking import Asking
 from bridge.human.consent import Consent
@@ -44,6 +45,8 @@ class BridgeState:
         self.pending = Pending()
         self.inbox = Inbox(share=_InboxShare(self))
         self.clients = Clients()
+        #: Short leases on tabs, so two agents never act on one tab at the same moment (bridge/pages/leases.py).
+        self.leases = Leases()
         self.questions = Questions(on_change=self._question_changed)
         #: Pages' source maps, decoded once per module version (bridge/pages/stacks.py).
         self.source_maps = SourceMaps()

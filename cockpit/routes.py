@@ -128,9 +128,19 @@ def snapshot(state: BridgeState) -> dict[str, Any]:
                                                                   shared.replicas.remote_rows()),
         "questions": sorted(questions, key=lambda q: q["created"]),
         "agent": {"seen": seen is not None, "lastSeen": seen, "toolCalls": state.audit.tool_calls},
-        "agents": state.clients.agents.rows(),
+        "agents": with_leases(state, state.clients.agents.rows()),
         "desktop": desktop_state(state),
     }
+
+
+def with_leases(state: BridgeState, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each agent row with the tabs it holds a lease on now (bridge/pages/leases.py)."""
+    held: dict[str, list[str]] = {}
+    for lease in state.leases.rows():
+        held.setdefault(lease["agent"], []).append(lease["tab"])
+    for row in rows:
+        row["holds"] = held.get(f"{row['name']} {row['version']}".strip(), [])
+    return rows
 
 
 def with_tools(state: BridgeState, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -188,6 +198,15 @@ def client_configs(mcp_url: str, auth: bool, settings: Any) -> list[dict[str, st
     ]
 
 
+def _model_endpoint(settings: Any) -> str | None:
+    """The runs' model as the Setup tab shows it (no credentials)."""
+    from bridge.runs.model import shown_url
+
+    if settings.model == "client":
+        return "the connected MCP client's own model (sampling)"
+    return f"{settings.model} at {shown_url(settings.model_url)}" if settings.model_url else None
+
+
 async def page(request: Request) -> Response:
     state: BridgeState = request.app.state.bridge
     settings = state.settings
@@ -200,7 +219,7 @@ async def page(request: Request) -> Response:
         desktop_off=why_unavailable(settings), token_command=invocation(settings, "token"),
         plugin_command=invocation(settings, "plugin"),
         audit_path=None if state.audit.path is None else _tilde(state.audit.path),
-        started=request.app.state.started,
+        started=request.app.state.started, model_endpoint=_model_endpoint(settings),
     )
     response = HTMLResponse(html, headers=HEADERS)
     response.set_cookie(cookie_name(settings.port), request.app.state.cockpit_key, httponly=True, samesite="strict",

@@ -25,22 +25,39 @@ async def listing(request: Request) -> Response:
 
 
 async def events(request: Request) -> Response:
-    """One run's events (SSE): a live run from memory, a past one from its trace (then the stream ends)."""
+    """One live run's events (SSE, replayable from Last-Event-ID); a past run's come from /trace."""
     refused = _refused(request)
     if refused is not None:
         return refused
-    agent, run_id = request.app.state.agent, request.path_params["id"]
-    run = agent.runs.get(run_id)
+    run = request.app.state.agent.runs.get(request.path_params["id"])
     try:
         after = api.last_event(request)
     except HTTPError as exc:
         return error_response(exc.status, exc.code, exc.message, headers=HEADERS)
-    if run is not None:
-        return api.sse(run, after)
-    path = traces.runs_dir(agent.settings.config_dir) / f"{run_id}.jsonl"
-    if not run_id.replace("-", "").isalnum() or not path.is_file():
+    if run is None:
+        return error_response(404, "unknown_run", f"No live run {request.path_params['id']!r}: GET "
+                                                  "/cockpit/runs/ID/trace has a past run's events.", headers=HEADERS)
+    return api.sse(run, after)
+
+
+async def trace(request: Request) -> Response:
+    """Every event of a run as JSON, finished or not: its trace file (the whole run), else what memory holds."""
+    refused = _refused(request)
+    if refused is not None:
+        return refused
+    agent, run_id = request.app.state.agent, request.path_params["id"]
+    if not run_id.replace("-", "").isalnum():
         return error_response(404, "unknown_run", f"No run {run_id!r}.", headers=HEADERS)
-    return JSONResponse({"events": traces.read(path)}, headers=HEADERS)
+    run = agent.runs.get(run_id)
+    path = traces.runs_dir(agent.settings.config_dir) / f"{run_id}.jsonl" if agent.settings.config_dir else None
+    if path is not None and path.is_file():
+        found = traces.read(path)
+    elif run is not None:
+        found = list(run.events)
+    else:
+        return error_response(404, "unknown_run", f"No run {run_id!r} (GET /cockpit/runs lists them).",
+                              headers=HEADERS)
+    return JSONResponse({"events": found, "live": run is not None and not run.over}, headers=HEADERS)
 
 
 async def image(request: Request) -> Response:
@@ -84,6 +101,7 @@ async def resume(state: BridgeState, data: dict[str, Any], request: Request) -> 
 routes = [
     Route("/cockpit/runs", listing, methods=["GET"]),
     Route("/cockpit/runs/{id}/events", events, methods=["GET"]),
+    Route("/cockpit/runs/{id}/trace", trace, methods=["GET"]),
     Route("/cockpit/runs/{id}/image/{step}", image, methods=["GET"]),
     Route("/cockpit/runs/start", _action(start), methods=["POST"]),
     Route("/cockpit/runs/cancel", _action(cancel), methods=["POST"]),

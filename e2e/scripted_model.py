@@ -28,6 +28,8 @@ class Req:
     body: dict[str, Any]
     #: When it arrived (time.monotonic()).
     at: float = field(default_factory=time.monotonic)
+    #: Its HTTP headers (lower-case names).
+    headers: dict[str, str] = field(default_factory=dict)
 
     @property
     def messages(self) -> list[dict[str, Any]]:
@@ -115,7 +117,7 @@ class ScriptedModel:
             def do_POST(self) -> None:  # noqa: N802
                 body = json.loads(self.rfile.read(int(self.headers.get("content-length") or 0)))
                 name = body.get("model", "")
-                req = Req(body)
+                req = Req(body, headers={k.lower(): v for k, v in self.headers.items()})
                 owner.requests[name].append(req)
                 policy = owner.policies.get(name)
                 answer = policy(req) if policy else Answer(status=404)

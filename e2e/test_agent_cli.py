@@ -47,7 +47,7 @@ def test_run_prints_the_plan_and_steps_and_exits_0_when_done(model, agent_bridge
     run_id = lines[0].split()[1].rstrip(":")
     listed = subprocess.run([sys.executable, "-m", "bridge", "runs", "--config-dir", str(agent_bridge.config_dir)],
                             capture_output=True, text=True, cwd=ROOT, timeout=30).stdout
-    assert any(line.startswith(run_id) and "done" in line for line in listed.splitlines())
+    assert any(line.startswith(run_id) and "done" in line and line.endswith("— looked") for line in listed.splitlines())
     shown = subprocess.run([sys.executable, "-m", "bridge", "runs", "show", run_id, "--config-dir",
                             str(agent_bridge.config_dir)], capture_output=True, text=True, cwd=ROOT, timeout=30).stdout
     assert "  1. page_list" in shown and "DONE: looked" in shown
@@ -156,6 +156,53 @@ def test_doctor_says_whether_the_model_answers_and_what_a_run_gets(model, tmp_pa
     out = subprocess.run([sys.executable, "-m", "bridge", "doctor", "--port", str(free_port()), "--config-dir",
                           str(tmp_path)], capture_output=True, text=True, cwd=ROOT, timeout=60, env=env).stdout
     assert "[warn] model          no model endpoint set" in out
+
+
+def test_run_gives_its_own_model_to_a_bridge_started_without_one_on_any_port(model, bridge_process, tmp_path):
+    """The bridge was started with no model on a free port; `run --model-url/--model/--model-key` (and
+    OPENAI_BASE_URL / OPENAI_API_KEY) find it through the config dir and the run asks that model with that key,
+    which lands in no trace and no audit."""
+    model.policies["per-run"] = lambda req: (call("verdict", done=True, reason="ok") if req.verifying else
+                                             call("plan", steps=["nothing"]) if not req.called("plan") else
+                                             call("finish", summary="nothing to do"))
+    bridge = bridge_process()
+    assert bridge.port != 7878
+    secret = "sk-per-run-" + str(time.monotonic_ns())
+    p = cli("run", "Nothing", "--model-url", model.url, "--model", "per-run", "--model-key", secret,
+            config_dir=bridge.config_dir, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == 0, (out, err)
+    assert f"using the bridge at {bridge.base} (recorded in {bridge.config_dir / 'running.json'})" in err
+    assert f"model per-run at {model.url}" in out and "DONE: nothing to do" in out
+    asked = model.requests["per-run"]
+    assert asked and all(r.headers.get("authorization") == f"Bearer {secret}" for r in asked)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DBG_", "OPENAI_"))}
+    p = subprocess.run([sys.executable, "-m", "bridge", "run", "Nothing", "--model", "per-run", "--config-dir",
+                        str(bridge.config_dir)], cwd=ROOT, capture_output=True, text=True, timeout=60,
+                       env={**env, "OPENAI_BASE_URL": model.url, "OPENAI_API_KEY": secret + "-env"})
+    assert p.returncode == 0, (p.stdout, p.stderr)
+    assert model.requests["per-run"][-1].headers.get("authorization") == f"Bearer {secret}-env"
+    for path in [*(bridge.config_dir / "runs").glob("*.jsonl"), bridge.config_dir / "audit.jsonl",
+                 bridge.config_dir / "bridge.log"]:
+        if path.exists():
+            assert secret not in path.read_text(), path
+
+
+def test_run_says_the_model_is_still_working_while_a_call_is_slow(model, agent_bridge, app_page):
+    def slow(req: Req):
+        if len(model.requests["cli-slow"]) == 1:
+            time.sleep(11)  # the model server thinking (its own thread): the run waits on the HTTP answer
+        return finish_quickly(req)
+
+    model.policies["cli-slow"] = slow
+    p = cli("run", "Look at the pages", "--bridge", agent_bridge.base, "--model", "cli-slow",
+            config_dir=agent_bridge.config_dir, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out, err = p.communicate(timeout=90)
+    assert p.returncode == 0, (out, err)
+    beats = [ln.strip() for ln in out.splitlines() if "the model is still working" in ln]
+    assert beats[:2] == ["… the model is still working (planning, call 1): 5 s",
+                         "… the model is still working (planning, call 1): 10 s"], out
+    assert out.index("still working") < out.index("plan (batch 1)")
 
 
 def test_run_allow_at_the_terminal_grants_what_the_human_typed_and_the_token_alone_cannot(model, agent_bridge,

@@ -84,3 +84,67 @@ def test_the_runs_tab_cancels_a_live_run(model, agent_bridge, api, app_page, con
     refused = cockpit.evaluate("fetch('/cockpit/runs/start', {method: 'POST', headers: {'Content-Type': "
                                "'application/json'}, body: '{\"task\": \"\"}'}).then(r => r.status)")
     assert refused == 400
+
+
+def test_show_renders_a_finished_run_from_its_trace_and_activity_says_its_end(model, agent_bridge, api, app_page,
+                                                                           context):
+    """A run that replanned, paused for the human and ended done on the final check; then Show in the Runs tab
+    renders it from its trace (plan, steps, the human's answer, the checks, the verdict, the end) and Live activity
+    says its start and its end in words."""
+
+    def policy(req: Req):
+        if req.verifying:
+            return call("verdict", done=True, reason="the list shows Quince")
+        if not req.called("plan"):
+            return call("plan", steps=["1. Ask which item", "2. Click Load more"],
+                        stop_conditions=[{"kind": "text", "value": "Item: ?"}])
+        if not req.called("pause_for_human"):
+            return call("pause_for_human", reason="which item?")
+        if not req.called("page_act"):
+            return call("page_act", action="click", selector="#more")
+        if not req.called("finish"):
+            return call("finish", summary="Loaded Quince")
+        return call("finish", summary="Loaded Quince", evidence="Quince is listed",
+                    stop_conditions=[{"kind": "text", "value": "Quince"}])
+
+    model.policies["shown"] = policy
+    run_id = api.start("Load the item the human names", model="shown")
+    paused = api.events(run_id, until="human")[-1]
+    assert api.post(f"/v1/runs/{run_id}/resume", {"action": "resume", "note": "Quince"}).status_code == 200
+    assert done(api.events(run_id, after=paused["seq"]))["state"] == "done"
+
+    cockpit = context.new_page()
+    errors: list[str] = []
+    cockpit.on("pageerror", lambda exc: errors.append(str(exc)))
+    cockpit.goto(agent_bridge.base + "/#runs")
+    row = cockpit.locator(f"#runs tr[data-run='{run_id}']")
+    row.wait_for(timeout=10000)
+    assert row.locator("td.end").inner_text() == "done" and row.locator("td.why").inner_text() == "Loaded Quince"
+    row.locator("button", has_text="Show").click()
+    cockpit.locator("#run-summary[data-state=done]").wait_for(timeout=10000)
+    assert cockpit.locator("#run-summary").inner_text() == "DONE: Loaded Quince"
+    assert cockpit.locator("#run-title").inner_text() == "Load the item the human names"
+    assert cockpit.locator("#run-state").inner_text() == "done" and cockpit.locator("#run-cancel").is_hidden()
+    assert cockpit.locator("#run-id").inner_text() == run_id
+    assert f"model shown at {model.url}" in cockpit.locator("#run-meta").inner_text()
+    assert cockpit.locator("#run-plan li").all_inner_texts() == ["Ask which item", "Click Load more",
+                                                                  "stop when text “Quince”"]
+    assert "#more" in cockpit.locator("#run-steps tr[data-tool=page_act] td.args").inner_text()
+    assert cockpit.locator("#run-steps tr.human").inner_text() == "human: resume via terminal — Quince"
+    phases = cockpit.locator("#run-steps tr.phase").all_inner_texts()
+    assert "stop conditions: text “Item: ?” NOT met" in phases
+    assert any(p.startswith("replanning: verification failed: text 'Item: ?' not met") for p in phases), phases
+    assert "stop conditions now: text “Quince”" in phases
+    assert "final check on the page now: text “Quince” met" in phases
+    assert "verdict: done — the list shows Quince" in phases
+    assert cockpit.locator("#run-model").is_hidden() and cockpit.locator("#run-error").inner_text() == ""
+    assert not errors, errors
+    # Setup says which model runs use; Live activity says the run's start and end, in words
+    cockpit.goto(agent_bridge.base + "/#setup")
+    assert cockpit.locator("#fact-model").inner_text() == f"default at {model.url}"
+    cockpit.goto(agent_bridge.base + "/#activity")
+    ended = cockpit.locator(f"#feed tr[data-kind=run][data-run='{run_id}']", has_text="ended done")
+    ended.wait_for(timeout=10000)
+    assert "Loaded Quince" in ended.locator("td.details").inner_text()
+    started = cockpit.locator(f"#feed tr[data-kind=run][data-run='{run_id}']", has_text="started")
+    assert "Load the item the human names" in started.locator("td.details").inner_text()

@@ -321,3 +321,48 @@ def test_a_streaming_model_endpoint_is_read_chunk_by_chunk(model, bridge_process
     result = of(events, "tool_result")[0]
     assert result["tool"] == "page_list" and result["coerced"] == ['coerced limit "5" → 5']  # args in 7-char pieces
     assert done(events)["state"] == "done" and done(events)["totals"]["completion_tokens"] == 7 * 4
+
+
+def stale_condition_then_note(submit: bool):
+    """The stop condition written before the human's note (`Saved: ?`), a takeover the human answers with the name,
+    the form filled with it (submitted or not), finish; after the failed verification, `finish` with the note's
+    values as the stop condition that holds now. The verifier says done whenever it is asked."""
+
+    def policy(req: Req):
+        if req.verifying:
+            return call("verdict", done=True, reason="the page shows the saved customer")
+        if not req.called("plan"):
+            return planner(["1. Ask the human who the customer is", "2. Fill and place the order"],
+                           [{"kind": "text", "value": "Saved: ?"}])
+        if not req.called("pause_for_human"):
+            return call("pause_for_human", reason="which customer?", question="Name?")
+        if not req.called("page_act"):
+            return call("page_act", action="fill", selector="#who", value="Tk-42")
+        if submit and req.called("page_act") == 1:
+            return call("page_act", action="click", selector="button[type=submit]")
+        if not req.called("finish"):
+            return call("finish", summary="Ordered for Tk-42")
+        return call("finish", summary="Ordered for Tk-42", evidence="the summary reads Tk-42 / s",
+                    stop_conditions=[{"kind": "text", "value": "Tk-42 / s"}])
+
+    return policy
+
+
+@pytest.mark.parametrize(("submit", "state"), [(True, "done"), (False, "failed")])
+def test_a_takeover_then_done_run_ends_on_what_the_page_shows(model, api, app_page, submit, state):
+    name = f"note-{submit}"
+    model.policies[name] = stale_condition_then_note(submit)
+    run_id = api.start("Place an order for the customer the human names", model=name)
+    paused = api.events(run_id, until="human")[-1]
+    r = api.post(f"/v1/runs/{run_id}/resume", {"action": "resume", "note": "the customer is Tk-42"})
+    assert r.status_code == 200, r.text
+    events = api.events(run_id, after=paused["seq"])
+    end = done(events)
+    assert end["state"] == state, end
+    assert of(events, "replan")[0]["why"].startswith("verification failed: text 'Saved: ?' not met")
+    assert of(events, "stop_conditions")[0]["conditions"] == [{"kind": "text", "value": "Tk-42 / s"}]
+    final = of(events, "verification")[-1]
+    assert final["final"] is True and final["passed"] is submit
+    assert app_page.locator("#summary").inner_text() == ("Tk-42 / s" if submit else "")
+    if not submit:
+        assert end["summary"].startswith("[not_done] The model said the task is done, but its own stop conditions")

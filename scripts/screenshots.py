@@ -2,7 +2,8 @@
 
 Starts a bridge (consent on, its own throwaway home), connects the built-in demo page in Debian's Chromium, drives a
 few tool calls through the official MCP client, and captures each part of the cockpit. The Runs tab shows a run
-driven by the e2e tests' scripted model (e2e/scripted_model.py), stopped at its takeover.
+driven by the e2e tests' scripted model (e2e/scripted_model.py), stopped at its takeover; cockpit-run-show.png is
+the same run once finished, as Show renders it from its trace.
 
     .venv/bin/python scripts/screenshots.py
 """
@@ -85,6 +86,11 @@ def main() -> int:
                 shoot(cockpit, "runs")
                 cockpit.locator("button[data-takeover=resume]").click()
                 cockpit.locator("#run-summary[data-state]").wait_for(timeout=20000)
+                run_id = cockpit.locator("#run-live").get_attribute("data-run")
+                cockpit.goto(bridge.base + "/#runs")  # a finished run, shown from its trace
+                cockpit.locator(f"#runs tr[data-run='{run_id}'] button").click()
+                cockpit.locator("#run-summary[data-state]").wait_for(timeout=10000)
+                shoot(cockpit, "run-show")
                 ctx.close()
                 browser.close()
         finally:

@@ -57,6 +57,12 @@ if [ ! -x .tools/conformance/node_modules/.bin/conformance ]; then
   npm install --prefix .tools/conformance --no-audit --no-fund --silent \
     node@22.23.3 @modelcontextprotocol/conformance@0.1.16 >/dev/null
 fi
+if [ ! -x .tools/inspector/node_modules/.bin/mcp-inspector ]; then
+  echo "==> installing the MCP Inspector 2.12.0 into .tools/inspector (e2e/test_schema_portability.py; runs on Node 22)"
+  mkdir -p .tools/inspector
+  [ -f .tools/inspector/package.json ] || echo '{"private": true}' > .tools/inspector/package.json
+  npm install --prefix .tools/inspector --no-audit --no-fund --silent @modelcontextprotocol/inspector@2.12.0 >/dev/null
+fi
 
 for app in plugins/vite e2e/frameworks/react e2e/frameworks/vue e2e/frameworks/react-vite8 e2e/frameworks/react-ts \
     e2e/frameworks/preact e2e/webpack_app e2e/ts_client $(ls -d e2e/apps/*/ | sed 's:/$::'); do

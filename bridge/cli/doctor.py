@@ -134,6 +134,7 @@ def _agent(settings: Settings) -> list[Check]:
     """What `dbg-bridge run` would get: whether the model endpoint answers, and the tool families of a run."""
     from bridge.tools import enabled_tools
 
+    fits: list[Check] = []
     fix = "Set model_url (DBG_MODEL_URL, or OPENAI_BASE_URL) to an OpenAI-compatible /v1 URL, or run with --model client."
     if settings.model == "client":
         model = Check("model", True, "client: runs ask the connected MCP client's own model (sampling)", required=False)
@@ -150,9 +151,18 @@ def _agent(settings: Settings) -> list[Check]:
             names = [m.get("id") for m in (r.json().get("data") or [])][:5] if r.status_code == 200 else []
             model = Check("model", r.status_code == 200, f"{url} answers" + (f" (models: {', '.join(map(str, names))})"
                                                                            if names else f" HTTP {r.status_code}"),
-                          "" if r.status_code == 200 else "Check model_key and the URL.", required=False)
+                          "" if r.status_code == 200 else ("Give the right key (--model-key, OPENAI_API_KEY)."
+                                                           if r.status_code in (401, 403) else
+                                                           "Check the URL: it ends in /v1."), required=False)
         except (httpx.HTTPError, ValueError) as exc:
-            model = Check("model", False, f"{url} does not answer ({type(exc).__name__})", fix, required=False)
+            model = Check("model", False, f"{url} does not answer ({type(exc).__name__})",
+                          "Start the model server (./scripts/model.sh starts the local one: docs/runs.md), or " + fix,
+                          required=False)
+        if model.ok:
+            from bridge.cli import model_probe
+
+            fits = [Check(name, f.ok, f.detail, f.fix, required=False) for name, f in
+                    zip(("context", "tool calling"), model_probe.check(settings, url, headers))]
     families: dict[str, int] = {}
     for tool in enabled_tools(settings):
         if not tool.name.startswith("agent_"):
@@ -161,7 +171,7 @@ def _agent(settings: Settings) -> list[Check]:
     servers = ", ".join(f"{name}__*" for name in settings.mcp_servers)
     tools = Check("run tools", True, f"a run gets {shown}" + (f", and {servers} (other MCP servers, health-checked when "
                                                               "the bridge starts)" if servers else ""), required=False)
-    return [model, tools]
+    return [model, *fits, tools]
 
 
 def _wayland(settings: Settings) -> list[Check]:

@@ -29,6 +29,8 @@ MEANING = {
             "token": "Bearer token for that bridge (default: the token file).",
             "no_auth": "The bridge at --port serves /mcp without a token."},
     "doctor": {"host": "Interface the bridge would bind (checked free).",
+               "model_url": "The model endpoint to check (it answers; its context window fits a run's prompt; it "
+                            "calls tools).",
                "port": "Port the bridge would bind (checked free, or already serving dbg-bridge)."},
     "token": {"token": "Print this token instead of the stored one."},
     "run": {"host": "Host of the bridge to run on (one is started there if none answers).",
@@ -85,7 +87,8 @@ def build_parser() -> argparse.ArgumentParser:
                             description="Check the port, the token file, Python packages, Chromium and the desktop "
                                         "tools' needs, and say how to fix each miss.")
     _add_settings_flags(doctor, {"host", "port", "config_dir", "desktop_enabled", "desktop_backend", "desktop_display",
-                                 "desktop_user"}, "doctor")
+                                 "desktop_user", "model_url", "model", "model_key", "model_timeout", "disable_tools"},
+                        "doctor")
     run = sub.add_parser(
         "run", help="Run one task with the bridge's agent (plan, act, verify), printing each step.",
         description="Run TASK on the bridge's agent through the runs API (/v1/runs): prints the plan and each step "
@@ -154,7 +157,12 @@ def main(argv: list[str] | None = None) -> int:
         body: dict[str, Any] = {"dryrun": args.dryrun, "allow": args.allow or [], "budgets": budgets}
         if settings.model != Settings.model_fields["model"].default:
             body["model"] = settings.model
-        return run_command(settings, args.task, args.bridge, body, save_skill=args.save_skill)
+        if settings.model_url:  # this run's endpoint and key, whatever the bridge was started with
+            body["model_url"] = settings.model_url
+            if settings.model_key:
+                body["model_key"] = settings.model_key
+        return run_command(settings, args.task, args.bridge, body, save_skill=args.save_skill,
+                           port_given=values.get("port") is not None)
     if cmd == "runs":
         from bridge.cli.runs import runs_command
 

@@ -34,10 +34,18 @@ def describe(e: dict[str, Any]) -> str | None:
     kind = e["type"]
     if kind == "run_start":
         allow = f"; allowed without asking: {', '.join(e['allow'])}" if e.get("allow") else ""
-        return (f"run {e['run']}: {e['task']}\n  model {e.get('model')}{' (dry run)' if e.get('dryrun') else ''}"
+        at = f" at {e['endpoint']}" if e.get("endpoint") else ""
+        return (f"run {e['run']}: {e['task']}\n  model {e.get('model')}{at}{' (dry run)' if e.get('dryrun') else ''}"
                 f"{allow}\n  trace {e.get('trace')}")
     if kind == "plan_created":
-        return f"plan (batch {e.get('batch')}):\n" + "\n".join("  " + line for line in e["text"].splitlines())
+        why = ", the model revised it" if e.get("why") == "the model revised its plan" else ""
+        return (f"plan (batch {e.get('batch')}{why}):\n"
+                + "\n".join("  " + line for line in e["text"].splitlines()))
+    if kind == "model_wait":
+        streamed = f", {e['received']} characters streamed" if e.get("received") is not None else ""
+        return f"  … the model is still working ({e.get('phase')}, call {e.get('n')}): {e.get('seconds')} s{streamed}"
+    if kind == "stop_conditions":
+        return "  stop conditions now: " + "; ".join(f"{c['kind']} {c['value']!r}" for c in e.get("conditions") or [])
     if kind == "state_change":
         return f"[{e['to']}]" + (f" {e['why']}" if e.get("why") else "")
     if kind == "tool_call":
@@ -52,7 +60,7 @@ def describe(e: dict[str, Any]) -> str | None:
         return f"  ! {kind}: {_short({k: v for k, v in e.items() if k not in ('seq', 't', 'run', 'type')})}"
     if kind == "verification":
         checks = "; ".join(f"{c['kind']} {c['value']!r} {'met' if c['met'] else 'NOT met'}" for c in e["checks"])
-        return f"  stop conditions: {checks or 'none given'}"
+        return f"  {'final check on the page now' if e.get('final') else 'stop conditions'}: {checks or 'none given'}"
     if kind == "verdict":
         return f"  verdict: {'done' if e['done'] else 'not done'} — {_short(e.get('reason', ''))}"
     if kind == "human":
@@ -133,14 +141,34 @@ class RunClient:
         self.http.post(f"/v1/runs/{run_id}/cancel")
 
 
-def run_command(settings: Settings, task: str, bridge: str | None, body: dict[str, Any],
-                save_skill: str | None = None) -> int:
-    from bridge.server.security import load_or_create_token
-    from bridge.cli.stdio_proxy import bridge_answers, start_bridge
+def find_bridge(settings: Settings, bridge: str | None, port_given: bool) -> tuple[str, str | None]:
+    """The bridge a run uses: (base URL, how it was found; None: nothing answers there). --bridge as given; else
+    the configured host:port; else the bridge this config dir's `serve` recorded (any port: bridge/server/running.py)."""
+    from bridge.cli.stdio_proxy import bridge_answers
+    from bridge.server import running
 
-    base = (bridge or settings.base_url()).rstrip("/")
+    if bridge:
+        base = bridge.rstrip("/")
+        return base, ("--bridge" if bridge_answers(base) else None)
+    base = settings.base_url().rstrip("/")
+    if bridge_answers(base):
+        return base, f"{settings.host}:{settings.port}"
+    recorded = running.url(settings)
+    if recorded and not port_given and bridge_answers(recorded.rstrip("/")):
+        return recorded.rstrip("/"), f"recorded in {running.path(settings)}"
+    return base, None
+
+
+def run_command(settings: Settings, task: str, bridge: str | None, body: dict[str, Any],
+                save_skill: str | None = None, port_given: bool = False) -> int:
+    from bridge.server.security import load_or_create_token
+    from bridge.cli.stdio_proxy import start_bridge
+
+    base, found = find_bridge(settings, bridge, port_given)
     child = None
-    if not bridge_answers(base):
+    if found is not None:
+        print(f"using the bridge at {base} ({found})", file=sys.stderr)
+    else:
         if bridge:
             print(f"dbg-bridge run: no dbg-bridge answers at {base}.", file=sys.stderr)
             return NOT_STARTED
@@ -200,7 +228,8 @@ def runs_command(config_dir: Path, show: str | None) -> int:
             print(f"no runs yet (traces live in {traces.runs_dir(config_dir)})")
         for r in rows:
             when = time.strftime("%Y-%m-%d %H:%M", time.localtime(r["created"] or 0))
-            print(f"{r['id']}  {when}  {r['state']:<20} {_short(r['task'], 80)}")
+            why = f"  — {_short(r['summary'], 100)}" if r.get("summary") else ""
+            print(f"{r['id']}  {when}  {r['state']:<20} {_short(r['task'], 80)}{why}")
         return 0
     path = traces.runs_dir(config_dir) / f"{show}.jsonl"
     if not path.is_file():

@@ -54,7 +54,7 @@ def start(agent: Any, data: dict[str, Any], by: str = AGENT) -> Run:
     try:
         request = RunRequest.model_validate(data)
     except ValidationError as exc:
-        raise HTTPError(400, "invalid_request", f"{explain(exc)}. Send {{task, model?, budgets?, dryrun?, allow?}}.") \
+        raise HTTPError(400, "invalid_request", f"{explain(exc)}. Send {{task, model?, model_url?, model_key?, budgets?, dryrun?, allow?}}.") \
             from None
     try:
         return agent.start_run(request, by)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, Field, create_model
+from pydantic import BaseModel, Field, SecretStr, create_model
 
 from bridge.settings import RUN_BUDGETS, Settings
 
@@ -35,6 +35,11 @@ class RunRequest(BaseModel):
     task: str = Field(min_length=1, max_length=8000)
     model: str | None = Field(None, min_length=1, max_length=200,
                               description="Model name ('client': the MCP client's own, by sampling).")
+    model_url: str | None = Field(None, max_length=2000, pattern=r"^https?://[^\s]+$",
+                                  description="This run's OpenAI-compatible endpoint (…/v1); default: the bridge's.")
+    model_key: SecretStr | None = Field(None, max_length=4000,
+                                        description="This run's API key for its model_url (never in a trace, the "
+                                                    "audit or an answer).")
     budgets: Budgets = Field(default_factory=Budgets)
     dryrun: bool = False
     allow: list[str] = Field(default_factory=list, max_length=50,

@@ -1,6 +1,9 @@
 """One run, in Axion's phases: planning (a numbered plan with stop conditions), executing (one tool call at a
 time, each result read before the next), verifying (the stop conditions checked on the live page or desktop, then
-a verifier call), replanning (after a failed step or verification). It ends done, failed, blocked,
+a verifier call), replanning (after a failed step or verification). A model that answers, while replanning, that
+the task is done already (`finish` with its evidence, or words and no plan) gets one more verification on the page
+as it is now (its rewritten stop conditions, if it gave any, then a verdict over what the page shows), which ends
+the run done or failed. It ends done, failed, blocked,
 needs_clarification or cancelled, within budgets (steps, with a warning at 75 %; batches; replans; model calls;
 wall time). The same action with no effect three times gets a nudge; a fourth time, the run is blocked."""
 
@@ -29,6 +32,10 @@ log = logging.getLogger("bridge.runs")
 EVENT_TEXT = 4000
 #: Seconds each stop condition may take to be met when verifying.
 CHECK_WAIT = 3
+#: Seconds between the events that say a model call is still in flight (the CLI and the cockpit show them).
+HEARTBEAT = 5.0
+#: Characters of the page's snapshot the last verification shows the verifier.
+PAGE_NOW = 6000
 NUDGE_AT = 3
 
 
@@ -71,6 +78,8 @@ class Loop:
         self._repeat: tuple[str, str, int] = ("", "", 0)
         self._nudged = False
         self._warned = False
+        #: The human's notes at takeovers, in order (the verifier reads them).
+        self.notes: list[str] = []
 
     # ---- the phases ------------------------------------------------------------------------------------------
 
@@ -78,7 +87,8 @@ class Loop:
         run = self.run
         # who granted this run's `allow`, for each consent decision it skips (this task's context only)
         GRANTED_BY.set(run.by if run.by in ("terminal", "cockpit") else "config")
-        run.emit("run_start", task=run.request.task, model=self.model.name, dryrun=run.request.dryrun,
+        run.emit("run_start", task=run.request.task, model=self.model.name,
+                 endpoint=getattr(self.model, "endpoint", None), dryrun=run.request.dryrun,
                  allow=self.allow, by=run.by, limits=self.limits.model_dump(), trace=str(run.trace_path or ""))
         try:
             async with asyncio.timeout(self.limits.seconds):
@@ -118,15 +128,18 @@ class Loop:
                 self._budget("replans", self.limits.replans,
                              f"[budget] {self.limits.replans} replan(s) used and the run still failed: {again.why}")
                 self.run.counts["replans"] += 1
+                self.run.emit("replan", n=self.run.counts["replans"], why=again.why[:1000])
                 self.messages.append({"role": "user", "content": self._replan_prompt(again.why)})
-                await self._plan("replanning")
+                await self._plan("replanning", again.why)
 
-    async def _plan(self, state: str) -> None:
-        """Ask for a plan (read-only tools allowed meanwhile) until `plan` is called."""
-        self.run.set_state(state)
+    async def _plan(self, state: str, why: str = "") -> None:
+        """Ask for a plan (read-only tools allowed meanwhile) until `plan` is called; when replanning, the model
+        may instead say the task is done (`finish`, or words and no plan): one last verification decides."""
+        self.run.set_state(state, why[:300])
         self._budget("batches", self.limits.batches, f"[budget] The run made {self.limits.batches} plan(s), its "
                                                      "batch budget, without finishing.")
-        tools = [prompts.PLAN, prompts.CLARIFY, prompts.FAIL,
+        replanning = state == "replanning"
+        tools = [prompts.PLAN, *([prompts.FINISH] if replanning else []), prompts.CLARIFY, prompts.FAIL,
                  *[r.openai() for r in self._rows() if r.read_only]]
         for _ in range(3):
             reply = await self._ask(tools)
@@ -135,17 +148,24 @@ class Loop:
                 lines = [ln.split(".", 1)[1].strip() for ln in reply.text.splitlines()
                          if ln.strip()[:1].isdigit() and "." in ln[:4]]
                 if lines:
-                    self._set_plan({"steps": lines, "stop_conditions": []})
+                    self._set_plan({"steps": lines, "stop_conditions": []}, why)
                     return
+                if replanning and reply.text.strip():  # "it is done, the page shows …": check, then decide
+                    await self._confirm(reply.text.strip(), reply.text.strip(), None)
                 self.messages.append({"role": "user", "content": "Call `plan` with the numbered steps and the stop "
                                                                  "conditions before acting."})
                 continue
+            if call.name == "finish" and replanning:
+                args = call.arguments if call.parsed else {}
+                summary = str(args.get("summary") or reply.text.strip() or "Done.")
+                self._answer(call, "Checking the page as it is now.")
+                await self._confirm(summary, str(args.get("evidence") or ""), args.get("stop_conditions"))
             if call.name == "plan":
                 if not call.parsed or not isinstance(call.arguments.get("steps"), list) or not call.arguments["steps"]:
                     self._answer(call, "[invalid_argument] plan.steps: a list of at least one step is required. "
                                        "Call plan again.", error=True)
                     continue
-                self._set_plan(call.arguments)
+                self._set_plan(call.arguments, why)
                 self._answer(call, "Plan recorded. Now act, one tool call at a time.")
                 return
             if await self._control(call):
@@ -168,14 +188,17 @@ class Loop:
             if call is None:
                 return reply.text.strip() or "The model ended without a summary."
             if call.name == "finish":
-                summary = str(call.arguments.get("summary", "")) if call.parsed else ""
+                args = call.arguments if call.parsed else {}
+                summary = str(args.get("summary", ""))
+                if args.get("stop_conditions"):
+                    self._rewrite(args["stop_conditions"], "the model gave them with finish")
                 self._answer(call, "Verifying the stop conditions.")
                 return summary or reply.text.strip() or "Done."
             if call.name == "plan":  # the model revises its plan: a new batch
                 self._budget("batches", self.limits.batches, f"[budget] The run made {self.limits.batches} "
                                                              "plan(s), its batch budget, without finishing.")
                 if call.parsed and isinstance(call.arguments.get("steps"), list) and call.arguments["steps"]:
-                    self._set_plan(call.arguments)
+                    self._set_plan(call.arguments, "the model revised its plan")
                     self._answer(call, "Plan revised.")
                 else:
                     self._answer(call, "[invalid_argument] plan.steps: a list of steps is required.", error=True)
@@ -194,21 +217,69 @@ class Loop:
         if failed:
             raise Replan("verification failed: " + "; ".join(f"{c['kind']} {c['value']!r} not met ({c['detail']})"
                                                              for c in failed))
+        done, reason = await self._verdict(checks, summary)
+        if not done:
+            raise Replan("the verifier found the task not done: " + reason[:500])
+
+    async def _confirm(self, summary: str, evidence: str, conditions: Any) -> None:
+        """The model says the task is done after all: its rewritten stop conditions (if any) must hold on the live
+        page, and the verifier judges over what the page shows now. Ends the run either way."""
+        self.run.set_state("verifying", "the model says the task is done" + (f": {evidence[:200]}" if evidence
+                                                                              else ""))
+        rewritten = bool(conditions) and self._rewrite(conditions, "the model gave them after verification failed")
+        checks = [await self._check(c) for c in (self.run.plan or {}).get("stop_conditions") or []]
+        failed = [c for c in checks if not c["met"]]
+        self.run.emit("verification", checks=checks, passed=not failed, final=True)
+        if rewritten and failed:
+            raise End("failed", "[not_done] The model said the task is done, but its own stop conditions do not hold "
+                                "on the page now: " + "; ".join(f"{c['kind']} {c['value']!r}" for c in failed) + ".")
+        page_now = await self._page_now()
+        done, reason = await self._verdict(checks, summary + (f" Evidence: {evidence}" if evidence and evidence !=
+                                                              summary else ""), page_now, stale=not rewritten)
+        if not done:
+            raise End("failed", f"[not_done] The model said the task is done, but a check of the page as it is now "
+                                f"disagrees: {reason[:500]}")
+        raise End("done", summary)
+
+    async def _verdict(self, checks: list[dict[str, Any]], summary: str, page_now: str | None = None,
+                       stale: bool = False) -> tuple[bool, str]:
+        """Ask the verifier; (done, reason)."""
         evidence = "\n".join(self.steps_log[-12:]) or "(no steps)"
-        shown = "\n".join(f"{c['kind']} {c['value']!r}: met ({c['detail']})" for c in checks) or "(none given)"
-        messages = [{"role": "system", "content": prompts.VERIFIER},
-                    {"role": "user", "content": f"Task: {self.run.request.task}\n\nPlan:\n"
-                                                f"{prompts.plan_text(self.run.plan or {})}\n\nSteps:\n"
-                                                f"{prompts.as_data('steps', evidence)}\n\nStop conditions:\n{shown}"
-                                                f"\n\nThe agent says: {summary}"}]
+        shown = "\n".join(f"{c['kind']} {c['value']!r}: {'met' if c['met'] else 'NOT met'} ({c['detail']})"
+                          for c in checks) or "(none given)"
+        if stale and any(not c["met"] for c in checks):
+            shown += "\n(the agent says these were written before it knew what done looks like)"
+        notes = "".join(f"\n- {n}" for n in self.notes)
+        content = (f"Task: {self.run.request.task}\n\nPlan:\n{prompts.plan_text(self.run.plan or {})}\n\nSteps:\n"
+                   f"{prompts.as_data('steps', evidence)}\n\n"
+                   + (f"The human's notes:{prompts.as_data('human', notes)}\n\n" if notes else "")
+                   + f"Stop conditions:\n{shown}\n\n"
+                   + (f"The page now:\n{prompts.as_data('page_snapshot', page_now)}\n\n" if page_now else "")
+                   + f"The agent says: {summary}")
+        messages = [{"role": "system", "content": prompts.VERIFIER}, {"role": "user", "content": content}]
         reply = await self._ask([prompts.VERDICT], messages, keep=False)
         call = self._first(reply, answer_rest=False)
         verdict = call.arguments if call is not None and call.name == "verdict" and call.parsed else None
-        self.run.emit("verdict", done=bool(verdict and verdict.get("done") is True),
-                      reason=str((verdict or {}).get("reason") or reply.text)[:1000])
-        if not verdict or verdict.get("done") is not True:
-            raise Replan("the verifier found the task not done: "
-                         + str((verdict or {}).get("reason") or reply.text or "no verdict given")[:500])
+        done = bool(verdict and verdict.get("done") is True)
+        reason = str((verdict or {}).get("reason") or reply.text or "no verdict given")
+        self.run.emit("verdict", done=done, reason=reason[:1000])
+        return done, reason
+
+    async def _page_now(self) -> str | None:
+        """The run's page as it is now (its snapshot's text), through the same tool path; None without a page."""
+        assert self.toolbox is not None
+        if "page_snapshot" not in self.toolbox.rows:
+            return None
+        args: dict[str, Any] = {"pageId": self.page_id} if self.page_id else {}
+        self.run.emit("tool_call", step=None, phase="verifying", tool="page_snapshot", args=args)
+        outcome = await self.toolbox.call("page_snapshot", args, self.ctx, self.allow)
+        self.run.emit("tool_result", step=None, tool="page_snapshot", ok=not outcome.is_error, code=outcome.code,
+                      ms=round(outcome.ms, 1), text=outcome.text[:EVENT_TEXT])
+        if outcome.is_error:
+            return None
+        tree = (outcome.structured or {}).get("tree") if isinstance(outcome.structured, dict) else None
+        text = tree if isinstance(tree, str) and tree else outcome.text
+        return text[:PAGE_NOW]
 
     # ---- one step --------------------------------------------------------------------------------------------
 
@@ -285,6 +356,10 @@ class Loop:
             answer = await self._takeover(str(args.get("reason") or "The agent needs the human."),
                                           str(args.get("question") or ""))
             note = f" Their note: {answer['note']}" if answer["note"] else ""
+            if answer["note"]:
+                self.notes.append(answer["note"])
+                note += (" If the note changes what done looks like, give the stop conditions that hold then with "
+                         "`finish` (they replace the plan's).")
             if answer["via"] == "page":
                 note = f" (answered in the page: the page's scripts could have answered it){note}"
             words = {"resume": "The human is done and says: resume where you were.",
@@ -347,7 +422,13 @@ class Loop:
         self._budget("model_calls", self.limits.model_calls, f"[budget] The run made its {self.limits.model_calls} "
                                                              "model calls without finishing.")
         self.run.counts["model_calls"] += 1
-        reply = await self.model.complete(messages or self.messages, tools)
+        n, phase = self.run.counts["model_calls"], self.run.state
+        self.run.emit("model_start", n=n, phase=phase)
+        beat = asyncio.get_running_loop().create_task(self._heartbeat(n, phase))
+        try:
+            reply = await self.model.complete(messages or self.messages, tools)
+        finally:
+            beat.cancel()
         self.run.counts["prompt_tokens"] += reply.prompt_tokens
         self.run.counts["completion_tokens"] += reply.completion_tokens
         self.run.emit("model_call", n=self.run.counts["model_calls"], phase=self.run.state, ms=round(reply.ms, 1),
@@ -363,6 +444,19 @@ class Loop:
                     "name": c.name, "arguments": c.raw or json.dumps(c.arguments)}} for c in reply.calls]
             self.messages.append(msg)
         return reply
+
+    async def _heartbeat(self, n: int, phase: str) -> None:
+        """While model call `n` is in flight: a model_wait event every HEARTBEAT s (with the characters streamed)."""
+        started = time.monotonic()
+        while True:
+            await asyncio.sleep(HEARTBEAT)
+            received = getattr(self.model, "received", None)
+            self.run.emit("model_wait", n=n, phase=phase, seconds=round(time.monotonic() - started),
+                          **({"received": received} if self.model_streams and received is not None else {}))
+
+    @property
+    def model_streams(self) -> bool:
+        return bool(getattr(self.model, "stream", False))
 
     def _first(self, reply: Reply, answer_rest: bool = True) -> Call | None:
         """The reply's first tool call; the others are answered as not run (one call at a time)."""
@@ -386,18 +480,30 @@ class Loop:
         if self.run.counts[counter] >= limit:
             raise End("failed", text)
 
-    def _set_plan(self, plan: dict[str, Any]) -> None:
+    def _set_plan(self, plan: dict[str, Any], why: str = "") -> None:
         self.run.counts["batches"] += 1
-        conditions = [c for c in plan.get("stop_conditions") or [] if isinstance(c, dict)
-                      and c.get("kind") in prompts.STOP_KINDS and isinstance(c.get("value"), str)]
-        self.run.plan = {"steps": [str(s) for s in plan["steps"]][:20], "stop_conditions": conditions[:10],
+        self.run.plan = {"steps": [prompts.step_text(str(s)) for s in plan["steps"]][:20],
+                         "stop_conditions": _conditions(plan.get("stop_conditions")),
                          "batch": self.run.counts["batches"]}
-        self.run.emit("plan_created", **self.run.plan, text=prompts.plan_text(self.run.plan))
+        self.run.emit("plan_created", **self.run.plan, text=prompts.plan_text(self.run.plan), why=why)
+
+    def _rewrite(self, conditions: Any, why: str) -> bool:
+        """Replace the plan's stop conditions (the model's, e.g. after the human's note); False if none were valid."""
+        valid = _conditions(conditions)
+        if not valid:
+            return False
+        plan = self.run.plan or {"steps": [], "batch": self.run.counts["batches"]}
+        self.run.plan = {**plan, "stop_conditions": valid}
+        self.run.emit("stop_conditions", conditions=valid, why=why,
+                      text="\n".join(prompts.plan_text({"stop_conditions": valid}).splitlines()))
+        return True
 
     def _replan_prompt(self, why: str) -> str:
         return (f"That failed: {why}\nThe plan was:\n{prompts.plan_text(self.run.plan or {})}\nSteps so far:\n"
                 f"{prompts.as_data('steps', chr(10).join(self.steps_log[-12:]) or '(none)')}\n"
-                "Call `plan` with a revised plan (or pause_for_human, or fail).")
+                "Call `plan` with a revised plan (or pause_for_human, or fail). If the task is done already and the "
+                "page shows it, call `finish` with the evidence and the stop conditions that hold now: the bridge "
+                "checks the page once more and the run ends.")
 
     async def _check(self, cond: dict[str, Any]) -> dict[str, Any]:
         """One stop condition against the live page or desktop, through the same tool path (audited)."""
@@ -467,3 +573,9 @@ class Loop:
         where = self.scope()  # memory keeps what the run learned per origin/app
         await asyncio.shield(self.services.seams.run_finished(
             {**self.run.row(), "scope": {"origin": where.origin, "app": where.app}}, list(self.run.events)))
+
+
+def _conditions(raw: Any) -> list[dict[str, Any]]:
+    """The well-formed stop conditions of a plan or finish call (at most 10)."""
+    return [c for c in raw or [] if isinstance(c, dict) and c.get("kind") in prompts.STOP_KINDS
+            and isinstance(c.get("value"), str)][:10] if isinstance(raw, list) else []

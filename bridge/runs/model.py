@@ -70,7 +70,10 @@ class OpenAIModel:
 
     def __init__(self, url: str, name: str, key: str | None, timeout: float, retries: int, stream: bool) -> None:
         self.url = url.rstrip("/") + "/chat/completions"
-        self.name, self.retries, self.stream = name, retries, stream
+        self.endpoint = shown_url(url.rstrip("/"))
+        self.name, self.retries, self.stream, self.timeout = name, retries, stream, timeout
+        #: Characters streamed so far in the call in flight (the run's heartbeat shows them).
+        self.received = 0
         headers = {"Authorization": f"Bearer {key}"} if key else {}
         self.http = httpx.AsyncClient(timeout=httpx.Timeout(timeout, connect=min(10.0, timeout)), headers=headers)
 
@@ -86,7 +89,8 @@ class OpenAIModel:
             body["stream_options"] = {"include_usage": True}
         loop = asyncio.get_running_loop()
         started = loop.time()
-        last = ""
+        self.received = 0
+        last, fix = "", ""
         for attempt in range(self.retries + 1):
             wait = BACKOFF * (2 ** attempt) * (0.8 + 0.4 * random.random())
             try:
@@ -94,20 +98,21 @@ class OpenAIModel:
                 reply.ms, reply.retries = (loop.time() - started) * 1000, attempt
                 return reply
             except _Retry as exc:
-                last = str(exc)
+                last, fix = str(exc), "The model server failed: its own log says why."
                 if exc.after is not None:
                     wait = min(exc.after, MAX_RETRY_AFTER)
             except (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError) as exc:
                 last = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+                fix = _network_fix(exc, self.endpoint, self.timeout)
             if attempt < self.retries:
                 log.info("model call failed (%s); retry %d in %.1f s", last, attempt + 1, wait)
                 await asyncio.sleep(wait)
-        raise ModelError(f"The model endpoint {self.url} failed {self.retries + 1} time(s): {last}. Check that it "
-                         "runs (`dbg-bridge doctor`), or set model_url / OPENAI_BASE_URL.", code="model_unavailable")
+        raise ModelError(f"The model endpoint {self.endpoint} failed {self.retries + 1} time(s): {last}. {fix} "
+                         "`dbg-bridge doctor` checks the endpoint.", code="model_unavailable")
 
     async def _plain(self, body: dict[str, Any]) -> Reply:
         r = await self.http.post(self.url, json=body)
-        _check(r)
+        _check(r, self.endpoint)
         try:
             data = r.json()
             message = data["choices"][0]["message"]
@@ -128,7 +133,7 @@ class OpenAIModel:
         async with self.http.stream("POST", self.url, json=body) as r:
             if r.status_code != 200:
                 await r.aread()
-                _check(r)
+                _check(r, self.endpoint)
             async for line in r.aiter_lines():
                 if not line.startswith("data:"):
                     continue
@@ -144,12 +149,14 @@ class OpenAIModel:
                     delta = choice.get("delta") or {}
                     if delta.get("content"):
                         text.append(delta["content"])
+                        self.received += len(delta["content"])
                     for tc in delta.get("tool_calls") or []:
                         part = parts.setdefault(int(tc.get("index", 0)), {"id": "", "name": "", "args": []})
                         part["id"] = tc.get("id") or part["id"]
                         fn = tc.get("function") or {}
                         part["name"] += fn.get("name") or ""
                         part["args"].append(fn.get("arguments") or "")
+                        self.received += len(fn.get("arguments") or "")
         calls = [Call(p["id"] or f"call{i}", p["name"], parse_arguments("".join(p["args"])), "".join(p["args"]))
                  for i, p in sorted(parts.items()) if p["name"]]
         return Reply("".join(text), calls, int(usage.get("prompt_tokens") or 0),
@@ -162,14 +169,43 @@ class _Retry(Exception):
         self.after = after
 
 
-def _check(r: httpx.Response) -> None:
+#: Words model servers use when a prompt does not fit the context window (llama.cpp, vLLM, OpenAI).
+CONTEXT_WORDS = ("context length", "context window", "context_length", "n_ctx", "exceeds the context",
+                 "maximum context", "too many tokens", "context size")
+
+
+def _check(r: httpx.Response, endpoint: str) -> None:
     if r.status_code == 429 or r.status_code >= 500:
         after = r.headers.get("retry-after")
         raise _Retry(f"HTTP {r.status_code} {r.text[:200]!r}",
                      float(after) if after and after.replace(".", "", 1).isdigit() else None)
-    if r.status_code != 200:
-        raise ModelError(f"The model endpoint refused the call: HTTP {r.status_code} {r.text[:300]!r}. Check "
-                         "model / model_key.", code="model_refused")
+    if r.status_code == 200:
+        return
+    said = f"HTTP {r.status_code} {r.text[:300]!r}"
+    if any(w in r.text.lower() for w in CONTEXT_WORDS):
+        raise ModelError(f"The model's context window is too small for this run's prompt ({said}). Start the model "
+                         "server with a bigger one (llama-cpp-python: `--n_ctx 8192`; llama.cpp's llama-server: "
+                         "`-c 8192`; see docs/runs.md), or use a model with a longer context.", code="model_context")
+    if r.status_code in (401, 403):
+        raise ModelError(f"The model endpoint {endpoint} refused the key ({said}). Give the right key: "
+                         "`dbg-bridge run --model-key KEY`, OPENAI_API_KEY, or model_key in POST /v1/runs.",
+                         code="model_auth")
+    if r.status_code == 404:
+        raise ModelError(f"The model endpoint {endpoint} has no such model or path ({said}). Check --model (GET "
+                         f"{endpoint}/models lists the names) and that --model-url ends in /v1.", code="model_refused")
+    raise ModelError(f"The model endpoint refused the call: {said}. Check --model, --model-url and --model-key.",
+                     code="model_refused")
+
+
+def _network_fix(exc: Exception, endpoint: str, timeout: float) -> str:
+    """What to do about a call that got no HTTP answer."""
+    if isinstance(exc, httpx.ConnectError):
+        return (f"Nothing answers at {endpoint}: start the model server (docs/runs.md) or give the right URL "
+                "(`dbg-bridge run --model-url URL`, OPENAI_BASE_URL).")
+    if isinstance(exc, httpx.TimeoutException):
+        return (f"It did not answer within {timeout:g} s (model_timeout): a slow model on a small machine needs a "
+                "bigger --model-timeout, or a smaller prompt (fewer tools) or model.")
+    return "The connection dropped before an answer: check the model server's log."
 
 
 class ClientModel:
@@ -228,12 +264,25 @@ class ClientModel:
                          code="not_available")
 
 
-def build_model(settings: Any, name: str | None, clients: Any) -> Model:
+def build_model(settings: Any, name: str | None, clients: Any, url: str | None = None,
+                key: str | None = None) -> Model:
+    """The run's model: its own endpoint and key when it gives them, else the bridge's. The bridge's key goes only to
+    the bridge's own model_url (a run that names another endpoint sends its own key, or none)."""
     name = name or settings.model
     if name == "client":
         return ClientModel(clients)
-    if not settings.model_url:
-        raise ModelError("No model endpoint is set. Set model_url (DBG_MODEL_URL, or OPENAI_BASE_URL) to an "
-                         "OpenAI-compatible /v1 URL, or use --model client.", code="no_model")
-    return OpenAIModel(settings.model_url, name, settings.model_key, settings.model_timeout, settings.model_retries,
-                       settings.model_stream)
+    if url is None or (settings.model_url and url.rstrip("/") == settings.model_url.rstrip("/")):
+        url, key = url or settings.model_url, key or settings.model_key
+    if not url:
+        raise ModelError("No model endpoint is set for this run or this bridge. Give the run one (`dbg-bridge run "
+                         "--model-url URL`, or model_url in POST /v1/runs), or start the bridge with --model-url "
+                         "(DBG_MODEL_URL, OPENAI_BASE_URL); docs/runs.md says how to start a local model. Or use "
+                         "--model client.", code="no_model")
+    return OpenAIModel(url, name, key, settings.model_timeout, settings.model_retries, settings.model_stream)
+
+
+def shown_url(url: str) -> str:
+    """An endpoint as traces and answers show it: without user:password@ or a query."""
+    scheme, _, rest = url.partition("://")
+    host, slash, path = rest.partition("/")
+    return f"{scheme}://{host.rsplit('@', 1)[-1]}{slash}{path.split('?', 1)[0]}"

@@ -8,12 +8,13 @@ from typing import Any
 
 from bridge.errors import BridgeError
 from bridge.runs.budgets import RunRequest
+from bridge.server.agents import identity
 from bridge.runs.loop import Loop, Services
 from bridge.runs.mcp_servers import McpServers
 from bridge.runs.model import Model, build_model
 from bridge.runs.runs import Run, Runs
 from bridge.runs.seams import Seams
-from bridge.server.principals import AGENT, HUMAN_VIA, beyond
+from bridge.server.principals import AGENT, COCKPIT, HUMAN_VIA, beyond
 from bridge.settings import Settings
 
 
@@ -37,10 +38,14 @@ class Agent:
         """Start a run now (raises a BridgeError when no model can be reached, or when the agent asks for more
         `allow` than the human granted: nothing starts). `by`: who asked (bridge/server/principals.py)."""
         allow = self.allowed(request.allow, by)
-        model = build_model(self.settings, request.model, self.services.state.clients)
-        request = request.model_copy(update={"allow": allow})
+        key = request.model_key.get_secret_value() if request.model_key is not None else None
+        model = build_model(self.settings, request.model, self.services.state.clients, request.model_url, key)
+        request = request.model_copy(update={"allow": allow, "model_key": None})  # the key lives in the model only
         run = self.runs.start(request, request.budgets.resolved(self.settings), lambda run: self._drive(run, model))
         run.by = by
+        if by != COCKPIT:  # the cockpit records its own starts (with what the human allowed)
+            self.services.state.audit.human("run", None, action="start", run=run.id, task=request.task,
+                                            model=model.name, by=by)
         return run
 
     def allowed(self, asked: list[str], by: str) -> list[str]:
@@ -62,5 +67,11 @@ class Agent:
         return sorted(asked) if asked else sorted(granted)
 
     async def _drive(self, run: Run, model: Model) -> None:
-        await self.externals.ready()
-        await Loop(run, model, self.services, self.settings.takeover_wait).drive()
+        loop = Loop(run, model, self.services, self.settings.takeover_wait)
+        try:
+            await self.externals.ready()
+            await loop.drive()
+        finally:  # the tabs it held are free at once; Live activity shows each run's end in words
+            self.services.state.leases.release(identity(loop.ctx)[0])
+            self.services.state.audit.human("run", None, action="end", run=run.id, state=run.state,
+                                            summary=run.summary[:500])

@@ -28,6 +28,7 @@ from bridge.server.security import Policy
 from bridge.state import BridgeState
 from bridge.tools import arguments as args_check
 from bridge.tools import enabled_tools
+from bridge.tools.agent_tasks import RunTasks
 from bridge.tools.base import Tool, error_result
 from bridge.tools import webmcp
 from bridge.tools.road import Road
@@ -95,8 +96,10 @@ def build_server(state: BridgeState, table: list[Tool] | None = None) -> MCPServ
         # published, not validated here (no output model): clients validate, tests check every tool's answers
         sdk_tool.fn_metadata.output_schema = tool.output
         tools.append(sdk_tool)
+    # agent_run as an MCP task for clients that declare the tasks extension (bridge/tools/agent_tasks.py)
+    extensions = [RunTasks(state)] if any(t.name == "agent_run" for t in tools) else []
     server = BridgeServer(state, tools, name="dbg-bridge", version=__version__, instructions=INSTRUCTIONS,
-                          subscriptions=bus)
+                          subscriptions=bus, extensions=extensions)
     if table is None:  # what calls a tool inside the bridge (runs, skills) comes this way too
         state.road = Road(server)
     announce_inbox(server, state, bus)

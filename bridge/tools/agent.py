@@ -29,14 +29,7 @@ async def agent_run(
 ) -> dict[str, Any]:
     """Let the bridge's agent do a task (plan, act with the bridge's tools, verify); answers its end state, plan
     and trace. Cancelling this call cancels the run."""
-    if agent is None:
-        raise BridgeError("The agent is not running in this bridge.", code="not_available")
-    try:
-        request = RunRequest(task=task, dryrun=dryrun, model=model, budgets={"max_steps": maxSteps},
-                             allow=allow or [])
-    except ValidationError as exc:
-        raise BridgeError(f"{explain(exc)}. Fix the arguments.", code="invalid_argument") from None
-    run = agent.start_run(request)  # the MCP token is the agent's: `allow` beyond the human's grant is human_only
+    run = start(agent, task, dryrun, maxSteps, model, allow)
     steps = 0
     try:
         async for e in run.follow():
@@ -48,6 +41,24 @@ async def agent_run(
     except asyncio.CancelledError:
         agent.runs.cancel(run)
         raise
+    return outcome(run)
+
+
+def start(agent: Any, task: str, dryrun: bool = False, maxSteps: int | None = None,
+          model: str | None = None, allow: list[str] | None = None) -> Any:
+    """Start the run an agent_run call asks for (also as an MCP task: bridge/tools/agent_tasks.py)."""
+    if agent is None:
+        raise BridgeError("The agent is not running in this bridge.", code="not_available")
+    try:
+        request = RunRequest(task=task, dryrun=dryrun, model=model, budgets={"max_steps": maxSteps},
+                             allow=allow or [])
+    except ValidationError as exc:
+        raise BridgeError(f"{explain(exc)}. Fix the arguments.", code="invalid_argument") from None
+    return agent.start_run(request)  # the MCP token is the agent's: `allow` beyond the human's grant is human_only
+
+
+def outcome(run: Any) -> dict[str, Any]:
+    """agent_run's answer for a finished run."""
     return {"id": run.id, "state": run.state, "summary": run.summary, "plan": run.plan, "totals": dict(run.counts),
             "trace": str(run.trace_path or "")}
 

@@ -18,7 +18,8 @@ NULL = {"type": "null"}
 
 def compact(schema: Any) -> Any:
     """The JSON schema pydantic writes, without what tells a model nothing: titles, `anyOf [X, null]` with a null
-    default (an optional X), `additionalProperties: true`, defaults of `false` and `null`. What stays is what validation checks."""
+    default (an optional X), `additionalProperties: true`, defaults of `false` and `null`. What stays is what validation
+    checks, in the portable subset (no `type` arrays: tests/inmemory/test_schema_portability.py)."""
     if isinstance(schema, list):
         return [compact(s) for s in schema]
     if not isinstance(schema, dict):
@@ -30,7 +31,8 @@ def compact(schema: Any) -> Any:
         del out["default"]
         del out["anyOf"]
         out = {**(rest[0] if len(rest) == 1 else {"anyOf": rest}), **out}
-    out = type_list(out)
+    # `anyOf [{type: a}, {type: b}]` stays as it is: `type: [a, b]` is shorter, but a single-type dialect (the OpenAPI
+    # subset of Gemini's function declarations) refuses it, and runs hand these schemas to model APIs as they are
     if out.get("additionalProperties") is True:
         del out["additionalProperties"]
     if out.get("default", 0) is None or (out.get("type") == "boolean" and out.get("default") is False):

@@ -20,6 +20,7 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 
 from bridge.errors import BridgeError
 from bridge.pages.registry import document_info
+from bridge.server.agents import identity
 from bridge.server.progress import REQUEST
 from bridge.tools import flatten
 from bridge.tools.page_handle import Page
@@ -92,6 +93,8 @@ class Tool:
         if takes_page:
             params.append(inspect.Parameter("pageId", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=PageId))
         wants_ctx = "ctx" in sig.parameters
+        # acting on a tab takes its lease (bridge/pages/leases.py); reads, questions and highlights never wait
+        leased = takes_page and not self.annotations.read_only_hint and bool(self.annotations.destructive_hint)
 
         @functools.wraps(handler)
         async def bound(ctx: Context, **kwargs: Any) -> CallToolResult:
@@ -108,7 +111,12 @@ class Tool:
                     first: Any = Page(state, state.dispatcher.resolve(args.pop("pageId", None)), ctx)
                 else:
                     first = state if scope is None else scope(state)
-                value = await handler(first, **args)
+                if leased:
+                    key, who, version, _ = identity(ctx)
+                    async with state.leases.acting(first.target.inst.id, key, f"{who} {version}".strip(), name):
+                        value = await handler(first, **args)
+                else:
+                    value = await handler(first, **args)
             except BridgeError as exc:
                 state.audit.tool_call(name, kwargs, (time.perf_counter() - started) * 1000, error=exc)
                 note_raised(exc)

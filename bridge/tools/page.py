@@ -60,10 +60,14 @@ async def page_list(
     return out
 
 
+#: A JSON value of any kind, said with types (a schema with no type is refused by some model APIs).
+ANY_JSON = {"anyOf": [{"type": t} for t in ("string", "number", "boolean", "array", "object")]}
+
+
 async def page_exec(
     page: Page,
     code: Annotated[str | None, Field(description="Expression, or async function body with `return`; sees `args`, `signal`.")] = None,
-    args: Any = None,
+    args: Annotated[Any, Field(json_schema_extra=ANY_JSON)] = None,
     command: Annotated[Command | None, Field(description="Instead of code.")] = None,
     params: dict[str, Any] | None = None,
     timeout: Timeout = 30,

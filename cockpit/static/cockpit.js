@@ -163,10 +163,10 @@
     select.value = options.some(([v]) => v === chosen) ? chosen : '';
   }
 
-  /** Who called this bridge: client name and version, protocol era, calls, last call. */
+  /** Who called this bridge: client name and version, protocol era, calls, last call, the tabs it acts in. */
   function renderAgents() {
     const agents = state.agents || [];
-    const key = JSON.stringify(agents.map((a) => [a.name, a.version, a.era, a.calls, a.lastTool]));
+    const key = JSON.stringify(agents.map((a) => [a.name, a.version, a.era, a.calls, a.lastTool, a.holds]));
     const body = $('agents');
     $('agents-table').hidden = agents.length === 0;
     $('no-agents').hidden = agents.length > 0;
@@ -176,8 +176,9 @@
       const tr = el('tr');
       const last = el('td');
       last.append(el('span', { class: 'ago', 'data-time': String(a.lastCall) }, ago(a.lastCall)), ' · ' + (a.lastTool || ''));
+      // the tabs it holds a lease on now: another agent acting there waits, then is told [page_busy]
       tr.append(el('td', {}, a.name + (a.version ? ' ' + a.version : '')), el('td', { class: 'mono' }, a.era),
-        el('td', {}, String(a.calls)), last);
+        el('td', {}, String(a.calls)), last, el('td', { class: 'mono holds' }, (a.holds || []).join(', ')));
       return tr;
     }));
   }
@@ -298,6 +299,11 @@
         outcome: 'from the cockpit' };
     }
     if (r.kind === 'agent') return { what: 'agent', details: r.event, outcome: '' };
+    if (r.kind === 'run') {  // the bridge's own agent: each run's start and end, in words
+      if (r.action === 'start') return { what: 'run ' + r.run + ' started', details: r.task + (r.model ? ' (model ' + r.model + ')' : ''), outcome: 'running' };
+      if (r.action === 'end') return { what: 'run ' + r.run + ' ended ' + r.state, details: r.summary || '', outcome: r.state };
+      return { what: 'run ' + r.run + ': ' + r.action, details: r.task || '', outcome: r.action === 'cancel' ? 'from the cockpit' : '' };
+    }
     return { what: r.kind, details: compact(r), outcome: '' };
   }
 
@@ -324,7 +330,8 @@
   function addRecord(r) {
     const { what, details, outcome } = describe(r);
     const tr = el('tr', { 'data-kind': r.kind, 'data-tool': r.tool || '', 'data-page': r.pageId || '',
-      'data-outcome': r.outcome || '', class: 'k-' + r.kind + (r.outcome === 'error' ? ' failed' : '') });
+      'data-outcome': r.outcome || '', 'data-run': r.run || '',
+      class: 'k-' + r.kind + (r.outcome === 'error' || (r.kind === 'run' && ['failed', 'blocked'].includes(r.state)) ? ' failed' : '') });
     const time = new Date(r.t * 1000).toLocaleTimeString([], { hour12: false });
     const detailCell = el('td', { class: 'details mono', title: r.kind === 'tool' ? JSON.stringify(r.args || {}) : String(details || '') }, details || '');
     const kindCell = el('td');

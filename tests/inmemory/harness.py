@@ -96,8 +96,8 @@ class FakeConnection:
 class Bridge:
     """One bridge's state + MCP server, with helpers to attach fake pages and call tools."""
 
-    def __init__(self, state: BridgeState, client: Client) -> None:
-        self.state, self.client = state, client
+    def __init__(self, state: BridgeState, client: Client, server: Any = None) -> None:
+        self.state, self.client, self.server = state, client, server
 
     def connect_page(self, handler: Handler = echo, *, url: str = "http://localhost:5173/", title: str = "App",
                      port: int | None = 5173, frames: list[dict[str, Any]] | None = None,
@@ -162,7 +162,7 @@ async def bridge(tmp: Path, **overrides: Any) -> AsyncIterator[Bridge]:
     server = build_server(state)
     try:
         async with Client(server) as client:
-            yield Bridge(state, client)
+            yield Bridge(state, client, server)
     finally:
         await state.close_desktop()
     for task in list(state.background.tasks):

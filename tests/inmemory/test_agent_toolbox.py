@@ -14,6 +14,7 @@ from tests.support import run_async
 def test_a_runs_call_answers_and_is_audited_exactly_as_over_mcp(tmp_path: Path):
     async def go():
         state = BridgeState(settings(tmp_path))
+        state.leases.tail = 0.0  # the client's calls and the run's, one after the other: no tail to wait out
         server = build_server(state)
         async with Client(server) as client:
             b = Bridge(state, client)

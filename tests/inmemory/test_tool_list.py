@@ -1,7 +1,9 @@
 """tools/list is paid for in every agent's context: the default family (page_*, user_*, inbox) stays within
-10,775 characters of JSON as a client receives it (10,000 until page_wait's `update`, the dev server's next hot
+10,900 characters of JSON as a client receives it (10,000 until page_wait's `update`, the dev server's next hot
 update, and page_vitals with page_console's debugging options joined it; 10,700 until page_act offered every
-parameter of the agent's, dx, dy and dryRun included, and hid none: bridge/tools/act.py), outputSchema aside; the
+parameter of the agent's, dx, dy and dryRun included, and hid none: bridge/tools/act.py; 10,775 until input schemas
+gave up `type` arrays for `anyOf`, which every model API takes: tests/inmemory/test_schema_portability.py),
+outputSchema aside; the
 skill family (skill_list, skill_run) within 800 more (`--disable-tools 'skill_*'` takes it out), the WebMCP family (page_tools, page_call_tool) within
 700 more (`--disable-tools page_tools,page_call_tool`); the desktop family is registered only where its backend
 can load.
@@ -21,9 +23,10 @@ from bridge.settings import Settings
 from tests.inmemory.harness import bridge, run
 
 #: page_wait's `update` (10,100), then page_vitals and page_console's debugging options (issue 28), then page_act's
-#: dx, dy and dryRun, hidden no more (issue 31).
-DEFAULT_BUDGET = 10_775
-DESKTOP_BUDGET = 15_050
+#: dx, dy and dryRun, hidden no more (issue 31), then anyOf in place of type arrays (issue 32: the MCP Inspector's
+#: schema-portability lint).
+DEFAULT_BUDGET = 10_900
+DESKTOP_BUDGET = 15_350
 DEFAULT_OUTPUT_BUDGET = 6_250
 SKILL_BUDGET = 800
 SKILL_OUTPUT_BUDGET = 400

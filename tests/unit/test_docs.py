@@ -27,6 +27,8 @@ FOREIGN_FLAGS = {
     "--headless": "firefox", "--no-remote": "firefox", "--profile": "firefox", "--enable-features": "chromium",
     "--enable-experimental-web-platform-features": "chromium", "--snapshot-mode": "@playwright/mcp",
     "--backends": "bench/desktop.py", "--tools": "(tools/call, an MCP method in a diagram)",
+    "--ctx": "scripts/model.sh", "--n_ctx": "llama_cpp.server", "--jinja": "llama-server",
+    "--max-model-len": "vllm", "--enable-auto-tool-choice": "vllm",
 }
 #: Files the docs name that are not this repository's (and whose they are).
 FOREIGN_FILES = {"user.js": "a Firefox profile's preferences file"}
@@ -94,7 +96,7 @@ def test_every_flag_the_docs_name_is_a_flag_of_dbg_bridge():
     known = flags(build_parser()) | set(FOREIGN_FLAGS)
     unknown = set()
     for page in PAGES:
-        for flag, placeholder in re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]*)([A-Z]+)?", text(page)):
+        for flag, placeholder in re.findall(r"(?<![\w-])(--[a-z][a-z0-9_-]*)([A-Z]+)?", text(page)):
             # `--run-max-NAME` stands for a family of flags: at least one must exist
             if flag not in known and not (placeholder and any(k.startswith(flag) for k in known)):
                 unknown.add(f"{page.name}: {flag}{placeholder}")

@@ -57,7 +57,9 @@ def offenders(importer_roots: tuple[str, ...], forbidden: tuple[str, ...], allow
 
 def test_nothing_imports_app_or_cli_but_the_entry_points():
     assert offenders(("bridge",), ("bridge.server.app",), {"bridge.cli.entry"}) == []
-    assert offenders(("bridge",), ("bridge.server.mcp_server",), {"bridge.server.app", "bridge.gen.reference"}) == []
+    # doctor's model check measures the tools/list a run gets, built the way the docs generator builds it
+    assert offenders(("bridge",), ("bridge.server.mcp_server",),
+                     {"bridge.server.app", "bridge.gen.reference", "bridge.cli.model_probe"}) == []
     outside = [(m, i) for m, i in offenders(("bridge",), ("bridge.cli",), {"bridge.__main__"})
                if not under(m, "bridge.cli") and i not in ("bridge.cli.command", "bridge.cli.command.invocation")]
     assert outside == []  # but the cockpit printing a command the way the CLI does (bridge/cli/command.py)
