@@ -268,3 +268,41 @@ def test_scroll_over_a_virtualised_grid_cell_scrolls_the_grid_like_a_wheel(corpu
     baseline.mouse.wheel(0, 600)
     baseline.wait_for_function("gridApi.getFirstDisplayedRowIndex() > 2")
     assert baseline.evaluate("gridApi.getFirstDisplayedRowIndex()") == agent_first  # the same rows as a real wheel
+
+
+def test_an_act_answers_once_what_it_caused_has_rendered(own_pages, context, mcp):
+    """e2e/pages/lazy.html: the header flips at once and the panel renders 40 ms later (a debounce): the click
+    answers once the DOM is still, so its `changed` has the panel and a find right after it sees it."""
+    page = open_page(context, own_pages.url("lazy.html"))
+    for _ in range(3):
+        opened = act(mcp, page, action="click", text="Order 1042")
+        assert any("Reorder" in line for line in opened["changed"]), opened
+        assert ok(mcp.call("page_find", {"pageId": page.page_id, "text": "Two leashes"}))["total"] == 1
+        closed = act(mcp, page, action="click", text="Order 1042")
+        assert any(line.startswith("- ") and "Reorder" in line for line in closed["changed"]), closed
+
+
+def test_a_double_click_is_two_press_release_clicks_then_dblclick_as_a_persons(own_pages, context, mcp):
+    page = open_page(context, own_pages.url("clicks.html"))
+    act(mcp, page, action="dblclick", selector="#cell", trusted=False)
+    agent = page.evaluate("seen")
+    assert agent == ["mousedown:1", "mouseup:1", "click:1", "mousedown:2", "mouseup:2", "click:2", "dblclick:2"], agent
+
+    baseline = context.new_page()
+    baseline.goto(own_pages.url("clicks.html"))
+    baseline.dblclick("#cell")
+    assert baseline.evaluate("seen") == agent
+
+
+def test_hits_across_shadow_roots_reach_a_slotted_label_and_name_a_veil_in_a_hosts_shadow(own_pages, context, mcp):
+    """e2e/pages/shadow_hits.html: the inner <button> of a custom element is clicked through its slotted label (the
+    document's hit there is the custom element); a light-DOM button under its host's own shadow veil is obscured."""
+    page = open_page(context, own_pages.url("shadow_hits.html"))
+    page.wait_for_function("!!customElements.get('x-veiled')")
+    assert page.evaluate("(() => { const b = document.getElementById('pay').shadowRoot.querySelector('button');"
+                         " const r = b.getBoundingClientRect();"
+                         " return document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2).id; })()") == "pay"
+    act(mcp, page, action="click", selector="#pay >>> button")
+    assert page.evaluate("document.getElementById('log').textContent") == "paid"
+    veiled = mcp.call("page_act", {"pageId": page.page_id, "action": "click", "selector": "#under", "timeout": 3})
+    assert veiled.is_error and text_of(veiled).startswith("[obscured]") and "div.veil" in text_of(veiled), text_of(veiled)

@@ -171,3 +171,27 @@ def test_the_bridges_own_x_input_aimed_at_a_question_card_is_refused(desktop_bri
                what="the card back for the human")
     assert not call.done()
     client.call("user_notify", {"pageId": page_id, "message": "done"})  # the bridge and the page are fine
+
+
+@pytest.mark.parametrize("mode", ["native", "fallback"])
+def test_a_real_drag_through_the_desktop_reorders_a_sortable_list(desktop_bridge, client, mode):
+    """trusted: true drag: a real press, moves and release through XTest into the window (Chromium's own HTML5 drag
+    and drop in the native list, pointer moves in the fallback one), read from SortableJS's own order."""
+    assert (APPS / "sortablejs" / "node_modules").is_dir(), "run ./scripts/test.sh (npm ci in e2e/apps/sortablejs)"
+    server = CorpusServer(desktop_bridge.client_js())
+    try:
+        url = server.url(f"sortablejs/index.html?{mode}")
+        ok(client.call("desktop_open_url", {"url": url}))
+        page_id = wait_until(lambda: next((r["pageId"] for r in ok(client.call("page_list"))["pages"]
+                                           if r.get("url") == url and r["pageId"].endswith("/host")), None),
+                             30, 0.2, what="the sortable page's tab to connect")
+        wait_until(lambda: js(client, page_id, "!!window.lists"), 15, what="Sortable to load")
+        got = ok(client.call("page_act", {"pageId": page_id, "action": "drag", "trusted": True,
+                                          "selector": f"#{mode} li[data-id=apples]",
+                                          "to": f"#{mode} li[data-id=dates]"}))
+        assert got["done"][0]["input"] == "desktop" and "effect" not in got["done"][0], got
+        order = js(client, page_id, f"order('{mode}')")
+        assert order != "apples,bread,cheese,dates,eggs" and not order.startswith("apples"), order
+        assert js(client, page_id, "moves")[0].startswith(f"{mode}: 0 -> "), js(client, page_id, "moves")
+    finally:
+        server.close()

@@ -272,3 +272,24 @@ def test_the_bridges_own_trusted_input_aimed_at_a_card_is_refused_and_a_persons_
 
     wait_until(person_clicks, 15, interval=0.1, what="a person's click to answer the card")
     assert ok(call.result(20))["answer"] is False
+
+
+def test_a_drag_that_only_real_pointer_input_moves_goes_through_the_extension(site, chrome, dev, mcp):
+    """e2e/pages/trusted_drag.html: a slider that follows only isTrusted pointer events. The synthetic drag moves
+    nothing, so trusted: auto sends a real press, moves and release through chrome.debugger; an HTML5 draggable is
+    refused for real input here (the desktop route's) and says so."""
+    page = chrome.new_page()
+    page.goto(dev.url("/trusted_drag.html"))
+    page.wait_for_function(CONNECTED, timeout=15000)
+    pid = page.evaluate("window.__dbg.pageId")
+    try:
+        out = ok(mcp.call("page_act", {"pageId": pid, "action": "drag", "selector": "#thumb", "dx": 200, "dy": 0}))
+        assert out["done"][0]["input"] == "extension" and "effect" not in out["done"][0], out
+        value = int(page.evaluate("document.getElementById('thumb').getAttribute('aria-valuenow')"))
+        assert 40 <= value <= 70, value  # 200 px along a 370 px track
+        assert any("Volume" in line for line in out["changed"]), out
+        card = mcp.call("page_act", {"pageId": pid, "action": "drag", "selector": "#card", "dx": 0, "dy": 60,
+                                     "trusted": True})
+        assert card.is_error and "[not_available]" in text_of(card) and "desktop" in text_of(card), text_of(card)
+    finally:
+        page.close()

@@ -146,6 +146,21 @@ def test_swagger_ui_load_a_spec_expand_an_operation_try_it_and_read_the_response
     assert API_CALLS[-1] == "/api/pet/7"
 
 
+def test_swagger_ui_expanding_an_operation_answers_once_its_body_has_rendered(corpus, context, mcp):
+    """The operation's body renders a moment after the click that expands it: the act answers once the DOM is still,
+    so a find right after the answer (no wait between) sees its Try it out button, expand after expand."""
+    page = open_page(context, corpus.url("swagger-ui/node_modules/swagger-ui-dist/index.html"))
+    agent = Agent(mcp, page)
+    agent.act(action="fill", selector=".download-url-input", value=corpus.url("api/swagger.json"))
+    agent.act(action="press", selector=".download-url-input", key="Enter")
+    assert agent.wait(text="/pet/{petId}")["met"]
+    for _ in range(4):
+        agent.act(action="click", text="/pet/{petId}", exact=True)
+        assert agent.find(text="Try it out")["total"] == 1
+        agent.act(action="click", text="/pet/{petId}", exact=True)  # collapsed again
+        assert agent.wait(text="Try it out", state="hidden")["met"]
+
+
 def serve_rapidoc_script(context: Any) -> None:
     """The published page loads RapiDoc from unpkg.com (unreachable here): answer with the installed file."""
     script = APPS / "rapidoc" / "node_modules" / "rapidoc" / "dist" / "rapidoc-min.js"

@@ -23,6 +23,7 @@ PARTS: tuple[str, ...] = (
     "actionability.js",
     "effect.js",
     "act.js",
+    "drag.js",
     "trusted_input.js",
     "act_run.js",
     "console.js",

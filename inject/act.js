@@ -23,14 +23,9 @@ function pointerTarget(el) {
   const r = el.getBoundingClientRect();
   const x = r.left + r.width / 2, y = r.top + r.height / 2;
   if (!r.width || !r.height || x < 0 || y < 0 || x >= innerWidth || y >= innerHeight) return el;
-  let hit = document.elementFromPoint(x, y);
-  while (hit && hit.shadowRoot) {
-    const inner = hit.shadowRoot.elementFromPoint(x, y);
-    if (!inner || inner === hit) break;
-    hit = inner;
-  }
+  const hit = hitAt(el, x, y);
   if (!hit || hit === el) return el;
-  if (deepContains(el, hit)) return hit;
+  if (deepContains(el, hit) || flatContains(el, hit)) return hit;
   if (deepContains(hit, el) && getComputedStyle(el).pointerEvents === 'none') return hit;
   return el;
 }
@@ -43,6 +38,54 @@ function closestFocusable(el) {
     if (f) return /** @type {HTMLElement} */ (f);
   }
   return null;
+}
+
+/** A control a person would not type into: pressing keys on it is fine, typing text into it is a mistake. */
+const NOT_TYPED_INTO = /^(A|BUTTON|SELECT|SUMMARY|INPUT)$/;
+
+/** Where the keys of a type or press on el go, as a person sends them: to el when it takes them (a text field, an
+ * element that has or takes the focus); otherwise el is selected the way a click selects it (a grid cell, a canvas
+ * app: pointer events, the focus to its nearest focusable ancestor) and the keys go to whatever then has the focus,
+ * often the app's hidden input. A type where that click focused nothing and changed nothing is [not_editable], at
+ * once: nothing there takes keys. @param {Element} el @param {string} kind
+ * @returns {Promise<{to: Element, clicked: boolean}>} */
+async function keysTarget(el, kind) {
+  if (isEditable(el)) return { to: el, clicked: false };
+  const someone = (/** @type {Element|null} */ a) => !!a && a !== document.body && a !== document.documentElement;
+  const active = deepActiveElement();
+  if (someone(active) && (active === el || deepContains(el, /** @type {Element} */ (active)))) return { to: /** @type {Element} */ (active), clicked: false };
+  if (kind === 'press' && someone(active) && deepContains(/** @type {Element} */ (active), el)) return { to: el, clicked: false };
+  const h = /** @type {HTMLElement} */ (el);
+  const typing = kind === 'type';
+  if (typing && (NOT_TYPED_INTO.test(el.tagName) || ['checkbox', 'radio', 'button', 'link', 'option', 'tab', 'menuitem', 'switch'].includes(roleOf(el)))) {
+    throw new DbgError('not_editable', refs.of(el) + ' is a ' + (roleOf(el) || el.tagName.toLowerCase()) + ', which takes clicks and keys but no typed text. ' +
+      'Type into a text field (page_find role=textbox), or use press for a key.');
+  }
+  if (h.tabIndex >= 0 || el.matches(FOCUSABLE)) {
+    h.focus();
+    const now = deepActiveElement();
+    if (now && (now === el || deepContains(el, now))) return { to: now, clicked: false };
+  }
+  // a click to select el must not press a control inside it (a container's middle may be a button): then, or on the
+  // page itself, keys go where the focus is without a click
+  const at = pointerTarget(el);
+  let control = false;
+  for (let up = /** @type {Element|null} */ (at); up && up !== el; up = up.parentElement || hostOf(up)) if (up.matches(ACTION_SELECTOR)) control = true;
+  if (control || el === document.body || el === document.documentElement) {
+    if (typing && !someone(active)) {
+      throw new DbgError('not_editable', refs.of(el) + ' takes no typed text: <' + el.tagName.toLowerCase() + '> is not a text field and nothing has the focus. Target the field itself (page_find role=textbox).');
+    }
+    return { to: someone(active) ? /** @type {Element} */ (active) : el, clicked: false };
+  }
+  const watch = watchEffect(el);
+  await act(el, { action: 'click' });
+  await settleBounded();
+  const changed = hadEffect(watch.stop(), 'click');
+  const now = deepActiveElement();
+  if (someone(now) && now !== active) return { to: /** @type {Element} */ (now), clicked: true };
+  if (changed || !typing) return { to: someone(now) ? /** @type {Element} */ (now) : el, clicked: true };
+  throw new DbgError('not_editable', refs.of(el) + ' takes no typed text: <' + el.tagName.toLowerCase() + '> is not a text field, and a click on it ' +
+    'focused nothing and changed nothing, so no element there takes keys. Target the field itself (page_find role=textbox), or first do what opens an editor (dblclick a cell).');
 }
 
 /** Set a value through the element's native setter (frameworks that wrap `value` then see a change). @param {Element} el @param {string} value */
@@ -123,14 +166,21 @@ async function act(el, a) {
   const kind = String(a.action);
   switch (kind) {
     case 'click': case 'dblclick': {
+      // a person's double-click: press, release, click with detail 1, again with detail 2, then dblclick (grids
+      // that count presses open their editor on the second)
       const at = pointerTarget(el);
-      const ah = /** @type {HTMLElement} */ (at);
-      for (const t of ['pointerdown', 'mousedown']) mouse(at, t);
-      const focusable = closestFocusable(at) || h;
-      if (typeof focusable.focus === 'function') focusable.focus();
-      for (const t of ['pointerup', 'mouseup']) mouse(at, t);
-      if (typeof ah.click === 'function') ah.click(); else mouse(at, 'click');
-      if (kind === 'dblclick') { if (typeof ah.click === 'function') ah.click(); mouse(at, 'dblclick', { detail: 2 }); }
+      for (let n = 1; n <= (kind === 'dblclick' ? 2 : 1); n++) {
+        mouse(at, 'pointerdown', { detail: n, buttons: 1 });
+        mouse(at, 'mousedown', { detail: n, buttons: 1 });
+        if (n === 1) {
+          const focusable = closestFocusable(at) || h;
+          if (typeof focusable.focus === 'function') focusable.focus();
+        }
+        mouse(at, 'pointerup', { detail: n });
+        mouse(at, 'mouseup', { detail: n });
+        mouse(at, 'click', { detail: n }); // el.click() would say detail 0; a person's click counts (activation runs all the same)
+      }
+      if (kind === 'dblclick') mouse(at, 'dblclick', { detail: 2 });
       break;
     }
     case 'hover': { const at = pointerTarget(el); for (const t of ['pointerover', 'pointerenter', 'mouseover', 'mouseenter', 'pointermove', 'mousemove']) mouse(at, t); break; }
@@ -189,28 +239,7 @@ async function act(el, a) {
       input.dispatchEvent(new Event('change', { bubbles: true }));
       return { files: Array.from(input.files).map((f) => f.name + ' (' + f.size + ' bytes)') };
     }
-    case 'drag': {
-      if (!a.to) throw new DbgError('bad_action', 'drag needs `to`: the ref or CSS selector of where to drop.');
-      const dest = REF_PATTERN.test(String(a.to)) ? refs.resolve(String(a.to)) : target({ selector: a.to });
-      const r = dest.getBoundingClientRect();
-      const at = { clientX: r.x + r.width / 2, clientY: r.y + r.height / 2 };
-      const dt = typeof DataTransfer !== 'undefined' ? new DataTransfer() : null;
-      const drag = (/** @type {Element} */ on, /** @type {string} */ type, /** @type {Record<string, any>} */ pos) =>
-        on.dispatchEvent(new DragEvent(type, Object.assign({ bubbles: true, cancelable: true, composed: true, dataTransfer: dt }, pos)));
-      mouse(el, 'pointerdown');
-      mouse(el, 'mousedown');
-      if (drag(el, 'dragstart', {})) {
-        drag(dest, 'dragenter', at);
-        drag(dest, 'dragover', at);
-        drag(dest, 'drop', at);
-        drag(el, 'dragend', at);
-      }
-      mouse(dest, 'pointermove', at);
-      mouse(dest, 'mousemove', at);
-      mouse(dest, 'pointerup', at);
-      mouse(dest, 'mouseup', at);
-      break;
-    }
+    case 'drag': return dragTo(el, a);
     case 'scroll': {
       const dy = Number(a.dy || a.value || 0), dx = Number(a.dx || 0);
       return { scrolled: wheelScroll(el, dx, dy) };

@@ -50,9 +50,10 @@ async function runAct(params, ctx) {
     // real input reaches the page on the browser's own time: wait (bounded) for its effect to show
     const until = Date.now() + DESKTOP_EFFECT_MS;
     const kind = String(state.a.action);
-    while (!params.failed && !hadEffect(state.watch.peek(), kind) && Date.now() < until) await nextFrame();
+    const peek = () => Object.assign(state.watch.peek(), kind === 'drag' ? { moved: dragPrint(state.el, null) !== state.print } : {});
+    while (!params.failed && !hadEffect(peek(), kind) && Date.now() < until) await nextFrame();
     await settleBounded();
-    const eff = state.watch.stop();
+    const eff = Object.assign(state.watch.stop(), kind === 'drag' ? { moved: dragPrint(state.el, null) !== state.print } : {});
     record(state, state.el, state.a, {}, eff, params.failed ? 'synthetic' : 'desktop', params.failed ? String(params.failed) : '',
       handlerThrew(state.errorsFrom));
     state.index++;
@@ -107,26 +108,39 @@ async function steps(state, params, ctx) {
     if (a.trusted === true && !TRUSTED_ACTIONS.includes(kind)) {
       throw new DbgError('bad_action', 'trusted: true covers ' + TRUSTED_ACTIONS.join(', ') + "; '" + kind + "' is only synthesized in the page: drop trusted for it.");
     }
-    if (real && !state.routes.includes('extension')) return handOver(state, el, a);
-    const watch = watchEffect(el);
-    const extra = real ? (await trustedAct(el, a, kind), {}) : await act(el, a);
+    // keys go where a person's would: the target, or what a click on it focuses (a grid's editor, a hidden input)
+    const keys = kind === 'type' || kind === 'press' ? await keysTarget(el, kind) : null;
+    const on = keys ? keys.to : el;
+    // a real drag: the desktop's when it is there (HTML5 drags too), else the extension's (pointer drags)
+    const deskDrag = kind === 'drag' && state.routes.includes('desktop');
+    if (real && (!state.routes.includes('extension') || deskDrag)) return handOver(state, on, a);
+    const print = kind === 'drag' ? dragPrint(el, null) : '';
+    const watch = watchEffect(on);
+    const extra = real ? (await trustedAct(on, a, kind), {}) : await act(on, a);
     await settleBounded();
     let eff = watch.stop();
+    if (kind === 'drag') eff.moved = dragPrint(el, null) !== print;
+    state.lastAt = Math.max(state.lastAt || 0, eff.lastAt);
+    state.lastOn = on;
     let input = real ? 'extension' : 'synthetic';
     // a handler that threw was reached: real input would only run it again
     const threw = handlerThrew(errorsFrom);
     if (!threw && !hadEffect(eff, kind) && !alreadyHeld(el, a) && a.trusted === 'auto' && TRUSTED_ACTIONS.includes(kind)) {
-      if (state.routes.includes('extension')) {
-        const again = watchEffect(el);
-        await trustedAct(el, a, kind);
+      if (state.routes.includes('extension') && !deskDrag && !(kind === 'drag' && dragSource(pointerTarget(el)))) {
+        const again = watchEffect(on);
+        await trustedAct(on, a, kind);
         await settleBounded();
         eff = again.stop();
+        if (kind === 'drag') eff.moved = dragPrint(el, null) !== print;
         input = 'extension';
       } else if (state.routes.includes('desktop')) {
-        return handOver(state, el, a);
+        return handOver(state, on, a);
       }
     }
-    record(state, el, a, extra, eff, input, '', threw);
+    if (keys && keys.clicked) extra.clicked = 'first, to select it as a person does';
+    const took = deepActiveElement();
+    if (keys && took && took !== el && isTextField(took)) extra.into = refs.of(took);
+    record(state, el, a, extra, eff, input, '', threw, keys && isTextField(keys.to) ? keys.to : took && took !== el && isTextField(took) ? took : null);
   }
   return finish(state, params);
 }
@@ -156,11 +170,12 @@ function handOver(state, el, a) {
   for (const [k, old] of pendingActs) { old.watch.stop(); pendingActs.delete(k); }
   state.el = el;
   state.a = a;
+  state.print = kind === 'drag' ? dragPrint(el, null) : '';
   state.errorsFrom = consoleLog.seq;
   state.watch = watchEffect(el);
   pendingActs.set(token, state);
   return {
-    pending: { token, action: kind, x: at.x, y: at.y, key: a.key || (kind === 'press' ? a.value : null) || (kind === 'press' ? 'Enter' : null),
+    pending: { token, action: kind, x: at.x, y: at.y, to: kind === 'drag' ? dragEndOnScreen(el, a, p) : null, key: a.key || (kind === 'press' ? a.value : null) || (kind === 'press' ? 'Enter' : null),
       text: kind === 'type' || kind === 'fill' ? String(a.value == null ? '' : a.value) : null, count: kind === 'dblclick' ? 2 : 1 },
     done: state.done,
   };
@@ -169,15 +184,16 @@ function handOver(state, el, a) {
 /** One done line: the action, its target, what input it took, what the field holds, and "none" when nothing changed.
  * @param {any} state @param {Element} el @param {Record<string, any>} a @param {Record<string, any>} extra
  * @param {Effect} eff @param {string} input @param {string} failed why real input could not be sent ('' when it was)
- * @param {string} [threw] the error a handler threw meanwhile ('' when none did) */
-function record(state, el, a, extra, eff, input, failed, threw) {
+ * @param {string} [threw] the error a handler threw meanwhile ('' when none did)
+ * @param {Element|null} [field] the field the keys went to, when not el */
+function record(state, el, a, extra, eff, input, failed, threw, field) {
   const kind = String(a.action);
   const ref = refs.of(el);
   /** @type {Record<string, any>} */
   const line = { action: kind, ref };
   if (input !== 'synthetic') line.input = input;
   if (input !== 'synthetic') line.trusted = true;
-  if (kind === 'type' || kind === 'fill') { line.value = clip(heldText(el), 200); state.held.push(ref); }
+  if (kind === 'type' || kind === 'fill') { line.value = clip(heldText(field && field.isConnected ? field : el), 200); state.held.push(ref); }
   Object.assign(line, extra);
   const none = !hadEffect(eff, kind) && !alreadyHeld(el, a);
   if (threw) {
@@ -215,7 +231,10 @@ async function finish(state, params) {
     out.requests = { started, settled, waitedMs: Date.now() - t0, capMs: REQUEST_SETTLE_MS,
       waitedFor: 'no request in flight for ' + ACT_QUIET_MS + ' ms' };
     if (!settled) out.requests.inflight = net.pending(5);
+    state.lastAt = Date.now(); // a response that just came may still be rendering
   }
+  // what the acts caused may still be rendering: answer once the DOM is still (nothing to wait for when nothing changed)
+  if (state.done.some((/** @type {any} */ d) => d.effect !== 'none')) await renderQuiet(Math.max(0, state.deadline - Date.now()), state.lastAt || 0, state.lastOn || null);
   const after = snapshot(body, ACT_TREE).text;
   const own = state.held.map((/** @type {string} */ r) => '[ref=' + r.replace(/@.*$/, '') + ']');
   out.changed = diffLines(state.before, after).filter((l) => !own.some((/** @type {string} */ r) => l.includes(r)));

@@ -8,7 +8,7 @@ const ACTION_CHECKS = {
   click: ['visible', 'stable', 'enabled', 'hit'], dblclick: ['visible', 'stable', 'enabled', 'hit'],
   check: ['visible', 'stable', 'enabled', 'hit'], uncheck: ['visible', 'stable', 'enabled', 'hit'],
   hover: ['visible', 'stable', 'hit'], drag: ['visible', 'stable', 'hit'],
-  fill: ['visible', 'enabled', 'editable'], type: ['visible', 'enabled', 'editable'],
+  fill: ['visible', 'enabled', 'editable'], type: ['visible', 'enabled'], // type: where the keys go is keysTarget's
   press: ['visible', 'enabled'], select: ['visible', 'enabled'],
   focus: [], scroll: [],
   upload: [], // a file input is often hidden behind a styled button: a person's pick reaches it all the same
@@ -83,10 +83,30 @@ function aimPoint(r) {
   return { x: Math.round((left + right) / 2 * 100) / 100, y: Math.round((top + bottom) / 2 * 100) / 100 };
 }
 
-/** The element a real pointer at (x, y) hits, looking into open shadow roots. @param {number} x @param {number} y */
-function deepHit(x, y) {
-  let hit = document.elementFromPoint(x, y);
-  while (hit && hit.shadowRoot) {
+/** The element a real pointer at (x, y) hits, as seen on the way to el: from the document down through each shadow
+ * root between it and el (the hit in one root must be the host of the next to go on), as Playwright's
+ * expectHitTarget does; then into the open shadow roots of whatever else was hit, to name it.
+ * @param {Element} el @param {number} x @param {number} y @returns {Element|null} */
+function hitAt(el, x, y) {
+  /** @type {Array<Document|ShadowRoot>} */
+  const roots = [];
+  for (let at = /** @type {Element|null} */ (el); at;) {
+    const root = /** @type {Document|ShadowRoot} */ (at.getRootNode());
+    roots.push(root);
+    at = root instanceof ShadowRoot ? root.host : null;
+  }
+  /** @type {Element|null} */
+  let hit = null;
+  for (let i = roots.length - 1; i >= 0; i--) {
+    const root = roots[i];
+    const inner = typeof root.elementFromPoint === 'function' ? root.elementFromPoint(x, y) : null;
+    if (!inner) break;
+    hit = inner;
+    if (i && inner !== /** @type {ShadowRoot} */ (roots[i - 1]).host) break;
+  }
+  // below the hit: into the shadow tree of a host el is not inside (an unrelated custom element, or the one el is
+  // slotted into, whose own shadow content may paint over el)
+  while (hit && hit.shadowRoot && !roots.includes(hit.shadowRoot)) {
     const inner = hit.shadowRoot.elementFromPoint(x, y);
     if (!inner || inner === hit) break;
     hit = inner;
@@ -94,13 +114,27 @@ function deepHit(x, y) {
   return hit;
 }
 
-/** Whether a hit at el's point counts as reaching el: el, inside it, a label of it, or around it when el lets the
- * pointer through (pointer-events: none). @param {Element} el @param {Element} hit */
+/** Whether inner is outer or below it in the flat tree the browser hit-tests (a slotted node under its slot).
+ * @param {Element} outer @param {Element} inner */
+function flatContains(outer, inner) {
+  for (let at = /** @type {Element|null} */ (inner); at; at = at.assignedSlot || at.parentElement || hostOf(at)) {
+    if (at === outer) return true;
+  }
+  return false;
+}
+
+/** Whether a hit at el's point counts as reaching el: el or inside it (slotted content at its slot), a label of it,
+ * a shadow host el lives in (the browser retargets a hit on slotted content to the host: elementFromPoint answers
+ * the host over a custom element's slotted label), or around it when el lets the pointer through
+ * (pointer-events: none). Only an element outside el's composed subtree and not around it covers it.
+ * @param {Element} el @param {Element} hit */
 function reaches(el, hit) {
-  if (hit === el || deepContains(el, hit)) return true;
+  if (hit === el || flatContains(el, hit) || deepContains(el, hit)) return true;
+  if (hit.tagName === 'SLOT' && flatContains(hit, el)) return true; // the slot el is rendered in: the hit was el's
   const label = hit.closest('label');
   if (label && /** @type {HTMLLabelElement} */ (label).control === el) return true;
-  return deepContains(hit, el) && getComputedStyle(el).pointerEvents === 'none';
+  if (!deepContains(hit, el)) return false;
+  return !!hit.shadowRoot || getComputedStyle(el).pointerEvents === 'none';
 }
 
 /** CSS properties whose animation moves or resizes what they are on. */
@@ -129,7 +163,7 @@ const boxText = (r) => Math.round(r.x) + ',' + Math.round(r.y) + ' ' + Math.roun
 
 /** Why el cannot take `kind` now (one failed check: {code, message}), or null when it can; `state.box` carries the
  * box between calls (stable = the same box two frames running). @param {Element} el @param {string} kind
- * @param {{box?: DOMRect|null, scrolled?: boolean}} state @returns {{code: string, message: string}|null} */
+ * @param {{box?: DOMRect|null, scrolled?: boolean}} state @returns {{code: string, message: string, permanent?: boolean}|null} */
 function checkOnce(el, kind, state) {
   const name = refs.of(el);
   if (!el.isConnected) {
@@ -172,13 +206,16 @@ function checkOnce(el, kind, state) {
   }
   if (checks.includes('editable') && !isEditable(el)) {
     const e = /** @type {any} */ (el);
-    const why = e.readOnly ? 'it is read-only' : '<' + el.tagName.toLowerCase() + '> is not a text field, contenteditable or EditContext host';
-    return { code: 'not_editable', message: name + ' cannot take typed text (' + why + '). Target the field itself (page_find role=textbox), or click it and use press.' };
+    const readOnly = e.readOnly || el.getAttribute('aria-readonly') === 'true';
+    const why = readOnly ? 'it is read-only' : '<' + el.tagName.toLowerCase() + '> is not a text field, contenteditable or EditContext host';
+    // a read-only field may become editable; an element that is no field never will: refused at once
+    return { code: 'not_editable', permanent: !readOnly, message: name + ' cannot take typed text (' + why + '). ' +
+      (readOnly ? 'Wait for it to become editable, or target another field.' : 'Target the field itself (page_find role=textbox), or use type, which sends keys to what a click on it focuses (a grid cell, a canvas app).') };
   }
   if (checks.includes('hit')) {
     const p = aimPoint(r);
     if (!p) return { code: 'not_visible', message: name + ' is outside the viewport and could not be scrolled into it (box ' + boxText(r) + '). Scroll its container first (action scroll) or pass force: true.' };
-    const hit = deepHit(p.x, p.y);
+    const hit = hitAt(el, p.x, p.y);
     if (hit && !reaches(el, hit)) {
       return { code: 'obscured', message: name + ' is covered at ' + Math.round(p.x) + ',' + Math.round(p.y) + ' by ' + shortName(hit) + ' (' + refs.of(hit) + '), which would take a real ' + kind +
         '. Close or wait for what covers it, act on that element instead, or pass force: true to send the events to ' + name + ' anyway.' };
@@ -196,7 +233,8 @@ async function waitActionable(el, kind, deadlineMs, signal) {
   for (;;) {
     const fail = checkOnce(el, kind, state);
     if (!fail) return;
-    if (fail.code === 'not_attached') throw new DbgError(fail.code, fail.message);
+    // what waiting cannot change fails at once
+    if (fail.code === 'not_attached' || fail.permanent) throw new DbgError(fail.code, fail.message);
     if (Date.now() >= deadlineMs || (signal && signal.aborted)) {
       throw new DbgError(fail.code, fail.message + ' (checked for ' + (Date.now() - started) + ' ms before ' + kind + ')');
     }

@@ -141,14 +141,20 @@ const COMMANDS = {
     });
   },
   async act(params, ctx) {
-    return runAct(params, ctx);
+    try {
+      return await runAct(params, ctx);
+    } finally {
+      if (!pendingActs.size) acts.end(); // (an act waiting for desktop input is still running)
+    }
   },
   async console(params) {
     const { since, limit } = params;
     const levels = params.level ? new Set(params.level.split(',')) : null;
     const all = consoleLog.entries.filter((e) => e.seq > since && (!levels || levels.has(e.level)));
     // an error's stack goes to the bridge, which maps it and keeps its top frame (or all of it, with `stack`)
-    const page = all.slice(0, limit).map((e) => (params.stack || e.level === 'error' ? e : Object.assign({}, e, { stack: undefined })));
+    // (without `stack`, an error's first frames are enough for its top app frame: the answer stays small)
+    const page = all.slice(0, limit).map((e) => (params.stack ? e : Object.assign({}, e,
+      { stack: e.level === 'error' && e.stack ? e.stack.split('\n').slice(0, 12).join('\n') : undefined })));
     /** @type {ConsoleResult & Record<string, any>} */
     const out = { entries: page, cursor: page.length ? page[page.length - 1].seq : Math.max(since, 0), more: all.length > page.length };
     if (params.errors) { acts.load(); out.acts = acts.journal; }

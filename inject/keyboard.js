@@ -183,11 +183,16 @@ function moveFocus(el, back) {
   if (next.tagName === 'INPUT' && SELECTABLE_INPUT.test(/** @type {HTMLInputElement} */ (next).type)) /** @type {HTMLInputElement} */ (next).select();
 }
 
-/** Press one key (with modifiers held) on el as Chromium does. @param {Element} el @param {KeyDef} def @param {Mods} mods */
+/** Press one key (with modifiers held) on el as Chromium does; answers the element the key went to. A keydown
+ * handler that moves the focus (a grid opening its cell editor on the first key) sends the rest of the key there, as
+ * a browser does. @param {Element} el @param {KeyDef} def @param {Mods} mods @returns {Element} */
 function pressKey(el, def, mods) {
   const text = keyText(def);
   const shortcut = mods.ctrlKey || mods.metaKey || (mods.altKey && !def.shift);
+  const focused = deepActiveElement();
   let go = keyEvent(el, 'keydown', def, mods);
+  const moved = deepActiveElement();
+  if (moved && moved !== focused && moved !== el && isTextField(moved)) el = moved;
   if (go && text != null && !shortcut) {
     go = keyEvent(el, 'keypress', def, mods, text === '\r' ? 13 : /** @type {number} */ (text.codePointAt(0)));
   }
@@ -216,6 +221,7 @@ function pressKey(el, def, mods) {
   if (go && def.key === ' ' && !shortcut && (el.tagName === 'BUTTON' || (el.tagName === 'INPUT' && /^(button|submit|reset|checkbox|radio)$/.test(/** @type {HTMLInputElement} */ (el).type)))) {
     /** @type {HTMLElement} */ (el).click(); // Space activates on keyup
   }
+  return el;
 }
 
 /** Hold the chord's modifiers (keydown each), press its key, release them in reverse. @param {Element} el @param {string} chord e.g. 'Enter', 'Control+a', 'Shift+Tab' */
@@ -237,8 +243,17 @@ function pressChord(el, chord) {
   }
 }
 
-/** Type text into el one character at a time, each a full key press. @param {Element} el @param {string} text */
+/** Type text into el one character at a time, each a full key press; when a key moves the focus, the next keys
+ * go where it went (as a person's keys do). Answers the element that took the last key. @param {Element} el
+ * @param {string} text @returns {Element} */
 function typeText(el, text) {
   const none = { ctrlKey: false, shiftKey: false, altKey: false, metaKey: false };
-  for (const ch of String(text)) pressKey(el, ch === '\n' ? keyDef('Enter') : keyDef(ch), none);
+  let at = el;
+  for (const ch of String(text)) {
+    const focused = deepActiveElement();
+    at = pressKey(at, ch === '\n' ? keyDef('Enter') : keyDef(ch), none);
+    const now = deepActiveElement();
+    if (now && now !== focused && now !== at) at = now;
+  }
+  return at;
 }

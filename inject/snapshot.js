@@ -18,13 +18,41 @@ const LEAN_NAME = 56;
 const ACTION_SELECTOR = 'a[href],button,input,select,textarea,summary,[role=button],[role=link],[role=checkbox],[role=tab],' +
   '[role=menuitem],[role=option],[role=switch],[role=textbox],[role=combobox],[tabindex],[onclick],[contenteditable]';
 
+/** Cursors a page draws over what a person can press or drag. */
+const ACTION_CURSORS = /^(pointer|grab|grabbing|move)$/;
+
 /** Something a click does something to, though it has no control role: tabindex, an onclick attribute, or the
- * element where a pointer cursor starts. @param {Element} el */
+ * element where a pointer or grab cursor starts. @param {Element} el */
 function clickable(el) {
-  if (el.hasAttribute('onclick') || (el.hasAttribute('tabindex') && /** @type {HTMLElement} */ (el).tabIndex >= 0)) return true;
-  if (getComputedStyle(el).cursor !== 'pointer') return false;
+  if (el.hasAttribute('onclick') || focusStop(el)) return true;
+  const cursor = getComputedStyle(el).cursor;
+  if (!ACTION_CURSORS.test(cursor)) return false;
   const up = el.parentElement || hostOf(el);
-  return !up || getComputedStyle(up).cursor !== 'pointer';
+  return !up || getComputedStyle(up).cursor !== cursor;
+}
+
+/** In the Tab order (tabindex >= 0) though not a control: a map, a canvas app, a spreadsheet — a person gives it
+ * keys and drags, whatever controls it holds. @param {Element} el */
+function focusStop(el) {
+  return el.hasAttribute('tabindex') && /** @type {HTMLElement} */ (el).tabIndex >= 0;
+}
+
+/** Operated though its role does not say so: a focus stop, or a clickable element with nothing to act on inside
+ * (else those controls speak). @param {Element} el @param {string} role */
+function operable(el, role) {
+  if (INTERACTIVE.has(role) || role === 'label' || role === 'iframe') return false;
+  // structure a person reads rather than operates: its cursor is not looked at (a snapshot reads no style for it)
+  if (STRUCTURE_ROLES.test(role)) return focusStop(el) && !/^(row|rowgroup|table|grid|dialog|alertdialog|document|application)$/.test(role);
+  return focusStop(el) || (clickable(el) && !actionsInside(el).length);
+}
+
+/** Roles of structure: operable only as a focus stop. */
+const STRUCTURE_ROLES = /^(heading|paragraph|list|table|rowgroup|row|form|banner|main|contentinfo|navigation|complementary|dialog|alertdialog|document|application|grid|group)$/;
+
+/** A cell of a table inside a focus stop (a spreadsheet): a person clicks it to select it and types into it.
+ * @param {Element} cell */
+function sheetCell(cell) {
+  return /^(TD|TH)$/.test(cell.tagName) && !!cell.closest('table') && !!cell.parentElement && !!cell.parentElement.closest('[tabindex]:not([tabindex^="-"])');
 }
 
 /** A control that takes no room and shows nothing (a copy button of width 0 until hover, say): no person can click
@@ -71,7 +99,7 @@ function foldableRow(row) {
  * `role "name" [states] [ref=e4]`; a cell that is itself a control (a grid's focusable cell) carries its ref.
  * @param {Element} cell */
 function rowCell(cell) {
-  const self = cell.matches(ACTION_SELECTOR);
+  const self = cell.matches(ACTION_SELECTOR) || sheetCell(cell);
   const run = flatRun(cell, true);
   const inner = run.parts.some((p) => typeof p !== 'string');
   if (self && !inner) return controlToken(cell, true);
@@ -127,6 +155,10 @@ function snapshotWalk(root, opt) {
     const role = roleOf(el);
     // a row's name is its cells' text: in the lean default its cells say it
     let name = role && !(lean && role === 'row' && !el.hasAttribute('aria-label')) ? nameOf(el, role) : '';
+    const op = operable(el, role);
+    // a focus stop that holds controls (a map with its zoom buttons) is named by its label; its controls follow
+    const holder = op && focusStop(el) && actionsInside(el).length > 0;
+    if (op && !role) name = nameOf(el, '');
     const max = lean ? LEAN_TEXT : 120;
     // its content in reading order: a single run of inline content is this element's text (inline elements inside
     // their sentence, inline controls in place); runs between block children are text lines of their own
@@ -151,12 +183,12 @@ function snapshotWalk(root, opt) {
     }
     const forControl = role === 'label' && !!(/** @type {HTMLLabelElement} */ (el).control); // its control shows the name
     // a clickable element without a role counts when nothing inside it is a control (else the controls speak)
-    const actionable = INTERACTIVE.has(role) || role === 'label' || role === 'iframe' ||
-      (lean && !role && clickable(el) && !actionsInside(el).length);
+    const actionable = INTERACTIVE.has(role) || role === 'label' || role === 'iframe' || op;
     // a clickable element without a role (a div with tabindex or a click cursor) reads as its whole text
-    if (lean && actionable && !role) text = clip(elementText(el), LEAN_NAME); // its ref is on the line: page_find reads it whole
+    if (lean && actionable && !role && !holder) text = clip(elementText(el), LEAN_NAME); // its ref is on the line: page_find reads it whole
+    if (holder) text = '';
     if (lean && actionable && !editable(el) && emptyControl(el)) return;
-    let show = opt.interactive ? INTERACTIVE.has(role) : !forControl && (!!role || !!text);
+    let show = opt.interactive ? INTERACTIVE.has(role) || op : !forControl && (!!role || !!text || op);
     if (lean && show && level <= opt.depth) {
       if (role === 'row' && foldableRow(el)) { // one line: each cell's text, its controls inline with their refs
         const cells = flatElementChildren(el).filter((c) => !hidden(c)).map(rowCell).filter(Boolean);
@@ -164,8 +196,8 @@ function snapshotWalk(root, opt) {
         return;
       }
       if (WRAPPER_ROLES.has(role) && !actionable && !text && (!name || role === 'cell' || role === 'paragraph')) show = false;
-      if (!role && !text) show = false;
-      if (actionable && !role && text) show = true;
+      if (!role && !text && !op) show = false;
+      if (actionable && !role && (text || name)) show = true;
       if (role === 'listitem' && !text) {
         const inner = actionsInside(el);
         if (inner.length === 1 && withTextCache(() => nameOf(inner[0], roleOf(inner[0]) || 'button')) === name) show = false;
@@ -180,7 +212,7 @@ function snapshotWalk(root, opt) {
       else if (!role && text && !actionable) line += ': ' + text;
       const st = lean ? leanStates(el, role) : statesOf(el, role);
       if (st.length) line += ' [' + st.join(', ') + ']';
-      if (lean ? actionable : role && role !== 'paragraph') line += ' [ref=' + (lean ? refs.of(el).split('@')[0] : refs.of(el)) + ']';
+      if (lean || opt.interactive ? actionable : (role && role !== 'paragraph') || op) line += ' [ref=' + (lean ? refs.of(el).split('@')[0] : refs.of(el)) + ']';
       if (role === 'iframe') { const id = router.ids.get(el); if (id) line += ' [frame=' + id + ']'; }
       if (el === selected) line += ' [selected-by-human]';
       if (opt.boxes && (role || actionable)) {
@@ -192,7 +224,7 @@ function snapshotWalk(root, opt) {
       emit(line);
       if (lean && !role && !actionable) lastText = { said: text.toLowerCase(), level, kept: !truncated };
       lastSaid = (name + ' ' + text).toLowerCase();
-      if (lean && actionable && !role) return; // its text is on its line
+      if (lean && actionable && !role && !holder) return; // its text is on its line
       next = level + 1;
       if (role && name && /^(button|link|heading|option|tab|menuitem|cell|gridcell|rowheader|columnheader|listitem|treeitem)$/.test(role) && !el.querySelector(INNER_ROLES)) return;
     }

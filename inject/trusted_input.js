@@ -4,7 +4,7 @@
 // The service worker attaches chrome.debugger to the tab on demand and sends Input.dispatchMouseEvent /
 // Input.dispatchKeyEvent / Input.insertText, so the page gets real (isTrusted=true) events; it detaches when idle.
 
-const TRUSTED_ACTIONS = ['click', 'dblclick', 'hover', 'check', 'uncheck', 'type', 'fill', 'press'];
+const TRUSTED_ACTIONS = ['click', 'dblclick', 'hover', 'check', 'uncheck', 'type', 'fill', 'press', 'drag'];
 
 /** Throws not_available unless this page can send trusted input (the extension attached it, top page of the tab). */
 function requireTrustedInput() {
@@ -23,15 +23,13 @@ function requireTrustedInput() {
 /** Where a real click on el lands: its middle, if that point hits el (or something inside it). @param {Element} el */
 function hitPoint(el) {
   const rects = [el.getBoundingClientRect()].concat(Array.from(el.getClientRects()).slice(0, 1));
-  const root = /** @type {Document|ShadowRoot} */ (el.getRootNode());
-  const finder = typeof root.elementFromPoint === 'function' ? root : document;
   let hit = null;
   for (const r of rects) {
     if (r.width === 0 || r.height === 0) continue;
     const x = r.left + r.width / 2, y = r.top + r.height / 2;
     if (x < 0 || y < 0 || x >= innerWidth || y >= innerHeight) continue;
-    hit = finder.elementFromPoint(x, y);
-    if (hit && (hit === el || el.contains(hit))) return { x: Math.round(x * 100) / 100, y: Math.round(y * 100) / 100 };
+    hit = hitAt(el, x, y);
+    if (hit && reaches(el, hit)) return { x: Math.round(x * 100) / 100, y: Math.round(y * 100) / 100 };
   }
   if (!hit) throw new DbgError('not_visible', refs.of(el) + ' has no visible point on screen (hidden, empty or scrolled away); a real click cannot reach it.');
   throw new DbgError('not_visible', 'The middle of ' + refs.of(el) + ' is covered by ' + describeElement(hit) + ', which a real click would hit. ' +
@@ -83,9 +81,23 @@ async function trustedAct(el, a, kind) {
       break;
     }
     case 'press': focusForKeys(h); steps.push({ kind: 'press', chord: String(a.key || a.value || 'Enter') }); break;
+    case 'drag': {
+      if (dragSource(pointerTarget(el))) throw new DbgError('not_available', extensionDragRefusal(el));
+      const p = hitPoint(el);
+      const end = dragEnd(el, a, p);
+      steps.push({ kind: 'drag', x: p.x, y: p.y, x2: Math.round(end.x * 100) / 100, y2: Math.round(end.y * 100) / 100 });
+      break;
+    }
   }
   await ext.request('input', { steps }, 20000);
   return refs.of(el);
+}
+
+/** Why the extension does not send an HTML5 drag (a draggable source): Chromium hands a drag from DevTools input
+ * to the system's drag and drop, which a debugger-driven tab does not finish. @param {Element} el */
+function extensionDragRefusal(el) {
+  return refs.of(el) + ' starts an HTML5 drag (draggable): real input for it goes through the bridge\'s desktop only ' +
+    '(open the page there with desktop_open_url); the extension sends pointer drags. Or drop trusted to synthesize it.';
 }
 
 /** @param {string} before @param {string} after */

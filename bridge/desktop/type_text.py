@@ -1,6 +1,8 @@
 """Typing that arrives: focus the field and see it focused, clear it for `replace` and see it empty, type, read the
-field back, and when it does not hold what was sent, try once more through the other method (accessibility set-text
-<-> key events) before answering `[not_typed]` with what the field holds.
+field back. Judged by effect: a field that holds what was sent is verified; one that changed to something else took
+the keys and the app transformed them (a calculator evaluating `6*7=` to `42`, a mask, an autocomplete), answered ok
+with what it holds and a note saying so; only a field that did not change at all is tried once more through the other
+method (accessibility set-text <-> key events) before `[not_typed]` with what the field holds.
 
 Why the focus is confirmed before the first key: GTK 4 gives the keyboard focus back to the button that opened a
 popover when the popover closes (gnome-text-editor's header-bar menu: after Escape the focus is on its Menu button,
@@ -22,6 +24,7 @@ READABLE_ROLES = ("text", "entry", "terminal", "document text", "spin button", "
 SECRET_ROLES = ("password text",)
 FOCUS_WAIT = 1.0  # seconds the toolkit may take to report the focus it was given
 READ_WAIT = 2.0  # seconds an app may take to apply the key events it was sent
+QUIET = 0.3  # seconds a changed field stays the same before its value counts as what the app made of the keys
 
 
 def read_wait(b: Any) -> float:
@@ -72,6 +75,25 @@ def holds(value: str | None, before: str | None, text: str) -> bool:
             return True
         start = value.find(text, start + 1)
     return False
+
+
+def settle(b: Any, ref: str, prior: str | None, before: str | None, text: str, timeout: float) -> str | None:
+    """The field's value once it holds the text, or once it changed from `prior` and stayed so for QUIET seconds
+    (an app that transforms what is typed), or at the timeout."""
+    deadline = time.monotonic() + timeout
+    last, since = value_of(b, ref), time.monotonic()
+    while True:
+        if holds(last, before, text):
+            return last
+        now = time.monotonic()
+        if last != prior and now - since >= QUIET:
+            return last
+        if now > deadline:
+            return last
+        time.sleep(0.01)
+        value = value_of(b, ref)
+        if value != last:
+            last, since = value, time.monotonic()
 
 
 def readable(node: dict[str, Any] | None) -> bool:
@@ -144,16 +166,25 @@ def type_into(b: Any, node: dict[str, Any] | None, focus: Any, text: str, *, rep
                     "not read back: the target exposes no text value (no accessibility tree, or not a text field)")
             return {**out, "typed": len(text), "verified": False, "note": note}
         ref = node["ref"]  # type: ignore[index]
-        _until(lambda: holds(value_of(b, ref), before, text), read_wait(b))
-        value = value_of(b, ref)
+        prior = "" if replace else before  # what the field held right before the first key
+        value = settle(b, ref, prior, before, text, read_wait(b))
         if holds(value, before, text):
             if tried:
                 out["retried"] = tried
             return {**out, "typed": len(text), "value": value, "verified": True}
+        whole = text if before is None else before + text
+        part = value is not None and len(value) < len(whole) and whole.startswith(value)  # keys lost (a max length)
+        if value != prior and not part:  # the keys arrived and the app made something else of them: typing again would not help
+            if tried:
+                out["retried"] = tried
+            return {**out, "typed": len(text), "value": value, "verified": False, "transformed": True,
+                    "note": f"The field changed to {value!r}, not to the text as sent ({text!r}): the app transformed "
+                            "the input (a calculator evaluating, a mask or an autocomplete formatting). Read it as "
+                            "the app's answer; do not type it again."}
         tried.append({"input": out["input"], "result": f"the field holds {value!r}"})
     held = value_of(b, node["ref"]) if node is not None else None
     want = text if before is None else f"{before!r} with {text!r} inserted"
     raise DesktopError(
-        f"The text did not arrive: sent {text!r}, the field holds {held!r} (expected {want}). Tried: "
+        f"The text did not arrive: sent {text!r}, the field still holds {held!r} (expected {want}). Tried: "
         f"{'; '.join(t['input'] + ': ' + t['result'] for t in tried)}. Look with desktop_screenshot: a dialog or "
         "popover may hold the focus; desktop_click the field, then type again.", code="not_typed")

@@ -104,10 +104,11 @@ class ActionParams(Params):
     exact: bool | None = None
     value: Annotated[Text | float | None, Field(description="Text, option or scroll px.")] = None
     key: Annotated[Annotated[str, Field(max_length=200)] | None, Field(description="Enter, Control+a.")] = None
-    #: For drag: the ref or selector to drop on.
+    #: For drag: the ref or selector to drop on (or dx/dy: px to drag by, to pan a map or move a slider).
     to: Target | None = None
     #: For upload: paths of files under the bridge's --upload-dir, handed to a file input as if picked.
     files: Annotated[list[Annotated[str, Field(max_length=4096)]], Field(max_length=20)] | None = None
+    #: For drag and scroll: px to move by (a drag without `to`: pan a map, move a slider).
     dx: float | None = None
     dy: float | None = None
     #: Real input (true), synthetic events only (false), or synthetic then real input when it changed nothing (auto);

@@ -17,10 +17,13 @@ from bridge.pages import sourcemap
 
 #: V8 (`    at fn (url:1:2)`, `    at url:1:2`, `    at async fn (…)`) and Firefox/WebKit (`fn@url:1:2`) frames.
 _V8 = re.compile(r"^\s*at (?:(?P<fn>.*?) \()?(?P<url>(?:https?|file|webpack-internal|webpack):[^\s()]*?|[^\s()]*?):(?P<line>\d+):(?P<col>\d+)\)?\s*$")
+#: V8's frame in code run by eval or `new Function`: `at fn (eval at caller (url:1:2), <anonymous>:3:4)`, the position
+#: in the evaluated code last.
+_V8_EVAL = re.compile(r"^\s*at (?:(?P<fn>.*?) )?\(eval at .*, (?P<url>[^\s(),]+):(?P<line>\d+):(?P<col>\d+)\)\s*$")
 _GECKO = re.compile(r"^\s*(?P<fn>[^@\s]*)@(?P<url>.+?):(?P<line>\d+):(?P<col>\d+)\s*$")
 #: Where library code lives: node_modules (Vite's optimised deps too), the dev server's client, a bundler's runtime.
 LIBRARY = re.compile(r"node_modules|/@vite/|/@react-refresh|/@id/|webpack/runtime|webpack/bootstrap|dbg_client\.js"
-                     r"|^(?:node|native|<anonymous>)")
+                     r"|^(?:node|native)(?::|$)")
 #: Decoded maps kept (modules of every page together).
 CACHE_SIZE = 256
 
@@ -65,7 +68,8 @@ def parse(stack: str | None) -> list[Frame]:
     """The frames of a stack string (lines that are not frames, like the message, are skipped)."""
     out = []
     for text in (stack or "").splitlines():
-        m = _V8.match(text) if text.lstrip().startswith("at ") else _GECKO.match(text)
+        v8 = text.lstrip().startswith("at ")
+        m = (_V8_EVAL.match(text) or _V8.match(text)) if v8 else _GECKO.match(text)
         if m and m.group("url"):
             fn = (m.group("fn") or "").removeprefix("async ").strip()
             out.append(Frame(fn, m.group("url"), int(m.group("line")), int(m.group("col"))))

@@ -107,6 +107,10 @@ async def send(page: Page, desk: Desktop, pending: dict[str, Any]) -> str:
             b.chord(x_keys(str(pending.get("key") or "Enter")))
         elif kind == "type":
             b.type_text(str(pending.get("text") or ""))
+        elif kind == "drag":  # a press, moves with the button held (thresholds, HTML5 drag start), a release
+            end = pending.get("to") or {}
+            x2, y2 = screen_point(window, vp, float(end.get("x", pending["x"])), float(end.get("y", pending["y"])))
+            b.drag(x, y, x2, y2, "left")
         elif kind == "fill":
             b.chord(["ctrl", "a"])
             text = str(pending.get("text") or "")

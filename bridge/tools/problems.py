@@ -13,8 +13,6 @@ from bridge.tools.page_handle import Page
 
 #: Seconds the page may take to hand over the maps of one answer's stacks.
 MAPS_WAIT = 20
-#: Kinds of error text the page writes before the message.
-PREFIXES = ("Uncaught ", "Unhandled rejection: ")
 
 
 async def mapped(page: Page, raw: list[str | None], hot: int = 0) -> list[list[stacks.Mapped]]:
@@ -49,11 +47,12 @@ def error_line(text: str, frames: list[stacks.Mapped]) -> str:
     return f"{text} at {top.compact()}" if top else text
 
 
-def request_line(r: dict[str, Any]) -> str:
-    """A failed request in one line: `POST /api/cart 404` (its URL's path when it is the page's origin)."""
+def request_line(r: dict[str, Any], origin: str = "") -> str:
+    """A failed request in one line: `POST /api/cart 404` (its path when it went to the page's `origin`)."""
     url = str(r.get("url") or "")
     parts = urlsplit(url)
-    shown = (parts.path + (f"?{parts.query}" if parts.query else "")) if parts.scheme in ("http", "https") else url
+    same = origin and f"{parts.scheme}://{parts.netloc}" == origin.rstrip("/")
+    shown = (parts.path + (f"?{parts.query}" if parts.query else "")) if same else url
     status = r.get("status") or r.get("error") or "failed"
     return f"{r.get('method') or 'GET'} {shown[:300]} {status}"
 
@@ -69,7 +68,8 @@ async def report(page: Page, raw: dict[str, Any]) -> dict[str, Any]:
             out["errors"].append(f"… {raw['moreErrors']} more (page_console errors: true)")
     failed = [r for r in raw.get("failed") or [] if isinstance(r, dict)]
     if failed:
-        out["failed"] = [request_line(r) for r in failed]
+        origin = urlsplit(page.target.inst.url or "")
+        out["failed"] = [request_line(r, f"{origin.scheme}://{origin.netloc}") for r in failed]
         if raw.get("moreFailed"):
             out["failed"].append(f"… {raw['moreFailed']} more (page_network failedOnly: true)")
     return out

@@ -10,8 +10,9 @@ from bridge.pages import stacks
 from bridge.tools import problems
 from bridge.tools.page_handle import Page
 
-PROFILING_HINT = ("The time was in library code (a framework's event dispatch, e.g. React's) or in code the browser "
-                  "does not attribute (eval'd modules, e.g. webpack's eval-source-map): to see which of your "
+PROFILING_HINT = ("The time was in library code (a framework's event dispatch, e.g. React's), in code the browser does "
+                  "not attribute (eval'd modules, e.g. webpack's eval-source-map), or in an act's synthetic input "
+                  "(it runs inside the dbg-bridge client's task): to see which of your "
                   "functions ran, serve the page with the response header `Document-Policy: js-profiling` (Vite: "
                   "server.headers; webpack-dev-server: devServer.headers), so the client can sample them.")
 

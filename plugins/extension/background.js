@@ -202,8 +202,8 @@ async function press(tabId, chord) {
 
 /**
  * Run the client's input steps on its tab. An empty list only attaches (the client measures after the debugging bar
- * appeared). Steps: {kind: 'click', x, y, count} | {kind: 'move', x, y} | {kind: 'type', text} | {kind: 'insert', text}
- * | {kind: 'press', chord}; x and y in CSS px of the tab's viewport.
+ * appeared). Steps: {kind: 'click', x, y, count} | {kind: 'move', x, y} | {kind: 'drag', x, y, x2, y2} | {kind: 'type', text}
+ * | {kind: 'insert', text} | {kind: 'press', chord}; x and y in CSS px of the tab's viewport.
  * @param {number} tabId @param {any[]} steps
  */
 async function input(tabId, steps) {
@@ -222,6 +222,19 @@ async function input(tabId, steps) {
           await send(tabId, 'Input.dispatchMouseEvent', { type: 'mousePressed', x, y, button: 'left', buttons: 1, clickCount: n });
           await send(tabId, 'Input.dispatchMouseEvent', { type: 'mouseReleased', x, y, button: 'left', buttons: 0, clickCount: n });
         }
+      } else if (kind === 'drag') {
+        // a press, moves at a hand's pace with the button held (thresholds), a rest on the end point (libraries that
+        // sample the pointer on a timer), the release; a pointer drag only (an HTML5 drag is the desktop route's)
+        const [x, y, x2, y2] = [step.x, step.y, step.x2, step.y2].map(Number);
+        if (![x, y, x2, y2].every(Number.isFinite)) throw fail('bad_action', 'A drag needs finite x, y, x2 and y2.');
+        await send(tabId, 'Input.dispatchMouseEvent', { type: 'mouseMoved', x, y, button: 'none', buttons: 0 });
+        await send(tabId, 'Input.dispatchMouseEvent', { type: 'mousePressed', x, y, button: 'left', buttons: 1, clickCount: 1 });
+        for (let i = 1; i <= 10; i++) {
+          await send(tabId, 'Input.dispatchMouseEvent', { type: 'mouseMoved', x: x + (x2 - x) * i / 10, y: y + (y2 - y) * i / 10, button: 'left', buttons: 1 });
+          await new Promise((r) => setTimeout(r, 20));
+        }
+        await new Promise((r) => setTimeout(r, 120));
+        await send(tabId, 'Input.dispatchMouseEvent', { type: 'mouseReleased', x: x2, y: y2, button: 'left', buttons: 0, clickCount: 1 });
       } else if (kind === 'type' || kind === 'insert') {
         const text = String(step.text == null ? '' : step.text);
         if (text.length > 100000) throw fail('bad_action', 'At most 100000 characters of text per action.');

@@ -96,6 +96,23 @@ def test_gtk3_calculator_multiplies_by_pointer_clicks_on_buttons_found_by_name(d
     wait_until(lambda: display(desk, win).strip() == "36", 5, what="12 * 3 = 36 on the display")
 
 
+def test_typing_into_a_calculator_that_evaluates_it_answers_ok_with_what_the_app_made_of_it(desk, launch):
+    """The keys of `6*7=` arrive and galculator shows 42: typing judged by effect is ok, with the display's value and a
+    note that the app transformed the input (not `[not_typed]`, which would make an agent type it again)."""
+    win = launch(["galculator"])
+    display_field = Selector(role="text", ordinal=0)
+    out = desk("desktop_type_text", value="6*7=", target=display_field, window=win["id"])
+    assert out["input"] == "keyboard" and out["value"].strip() == "42" and out["transformed"] is True, out
+    assert out["verified"] is False and "transformed the input" in out["note"] and "retried" not in out, out
+    assert display(desk, win).strip() == "42"  # typed once: no second try from the accessibility route
+    # the baseline: the same keys pressed one by one, as a person types them, give the same display
+    desk("desktop_press_key", key="Escape", window=win["id"])  # galculator's clear
+    wait_until(lambda: display(desk, win).strip() == "0", 5, what="the display cleared")
+    for key in ("6", "asterisk", "7", "equal"):
+        desk("desktop_press_key", key=key, window=win["id"])
+    wait_until(lambda: display(desk, win).strip() == "42", 5, what="6*7= by single keys")
+
+
 @pytest.fixture
 def doubler() -> Iterator[str]:
     class Page(http.server.BaseHTTPRequestHandler):

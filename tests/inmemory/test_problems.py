@@ -61,14 +61,16 @@ async def test_without_a_map_the_error_keeps_its_compiled_position_and_says_so(t
 
 async def test_an_act_names_the_errors_and_failed_requests_it_caused_in_one_line_each(tmp_path: Path):
     act = {"done": [{"action": "click", "ref": "e2", "effect": "threw", "why": "The click reached a handler that threw"}],
-           "changed": [], "errors": [ERROR], "failed": [FAILED]}
+           "changed": [], "errors": [ERROR],
+           "failed": [FAILED, {"id": 4, "method": "GET", "url": "https://api.example.com/v1/x", "error": "Failed to fetch"}]}
     async with bridge(tmp_path) as b:
         b.connect_page(page({"act": act, "maps": {"maps": {PART["url"]: PART}}}))
         out = await b.ok("page_act", {"action": "click", "ref": "e2"})
         assert out["errors"] == ["Uncaught TypeError: boom at priceWithTax (src/cart.ts:3:18)"]
-        assert out["failed"] == ["POST /api/cart 404"] and out["done"][0]["effect"] == "threw"
+        assert out["failed"] == ["POST /api/cart 404", "GET https://api.example.com/v1/x Failed to fetch"]
+        assert out["done"][0]["effect"] == "threw"
         via_exec = await b.ok("page_exec", {"command": "act", "params": {"action": "click", "ref": "e2"}})
-        assert via_exec["result"]["failed"] == ["POST /api/cart 404"]
+        assert via_exec["result"]["failed"][0] == "POST /api/cart 404"
 
 
 async def test_a_wait_and_a_navigation_report_what_broke_meanwhile(tmp_path: Path):

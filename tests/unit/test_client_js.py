@@ -68,3 +68,15 @@ def test_the_served_client_is_one_classic_script_in_one_iife():
     assert CLIENT.startswith("(function () {") and CLIENT.rstrip().endswith("})();")
     assert "import " not in CLIENT.split("\n", 3)[1] and "export " not in CLIENT
 
+
+
+def test_no_two_parts_declare_the_same_top_level_name():
+    """The parts share one IIFE: a function declared twice is silently the later one (a `domQuiet` in two parts once
+    turned an act's wait into a no-op), and tsc does not flag it across files."""
+    seen: dict[str, str] = {}
+    for part in PARTS:
+        text = (ROOT / "inject" / part).read_text()
+        for name in re.findall(r"^(?:async )?function (\w+)|^(?:const|let|var|class) (\w+)", text, re.M):
+            name = name[0] or name[1]
+            assert name not in seen, f"{name} is declared in {seen[name]} and {part}"
+            seen[name] = part

@@ -83,3 +83,11 @@ def test_a_script_served_as_written_keeps_its_positions_without_a_note_and_gives
     plain = stacks.DecodedMap({"url": url, "plain": True, "text": "function f() {\n  throw new Error('x')\n}\n"})
     m = stacks.map_frame(stacks.Frame("f", url, 2, 3), plain)
     assert (m.compact(), m.generated, m.note, m.code) == ("f (errors.js:2:3)", None, None, "throw new Error('x')")
+
+
+def test_an_eval_frame_keeps_its_function_and_the_position_in_the_evaluated_code_and_is_not_a_library_frame():
+    frames = stacks.parse("Error: boom\n    at appCode (eval at evaluate (:290:30), <anonymous>:1:71)\n"
+                          "    at eval (eval at run (http://x/a.js:3:4), <anonymous>:2:9)")
+    assert [(f.fn, f.url, f.line, f.column) for f in frames] == [("appCode", "<anonymous>", 1, 71),
+                                                                  ("eval", "<anonymous>", 2, 9)]
+    assert not stacks.LIBRARY.search("<anonymous>") and stacks.LIBRARY.search("node:internal/process")

@@ -111,7 +111,9 @@ class Input:
             time.sleep(0.002)
 
     def drag(self, x1: int, y1: int, x2: int, y2: int, button: str = "left", steps: int = 12,
-             step_delay: float = 0.005) -> None:
+             step_delay: float = 0.02, hold: float = 0.12) -> None:
+        """Press, move in steps at a hand's pace, rest on the end point for `hold` s, release: libraries that sample
+        the pointer on a timer (SortableJS's pointer fallback every 50 ms) see where it stopped before the release."""
         code = BUTTONS[button]
         self.move(x1, y1)
         xtest.fake_input(self.d, X.ButtonPress, code)
@@ -121,6 +123,7 @@ class Input:
             self.move(round(x1 + (x2 - x1) * i / steps), round(y1 + (y2 - y1) * i / steps))
             self.d.sync()
             time.sleep(step_delay)
+        time.sleep(hold)
         xtest.fake_input(self.d, X.ButtonRelease, code)
         self.d.sync()
 
