@@ -84,7 +84,9 @@ def test_a_real_model_drives_a_run_through_the_bridge_until_a_budget_ends_it(lla
             assert any(e["type"] in ("model_call", "run_done") for e in events[at + 1:])
         assert end["state"] in ("done", "failed", "blocked", "needs_clarification")
         if end["state"] == "failed":
-            assert end["summary"].startswith(("[budget]", "The agent gave up", "[no_plan]", "[not_done]")), end["summary"]
+            # or the prompt outgrew the server's window: the end names it ([model_context], docs/runs.md)
+            assert end["summary"].startswith(("[budget]", "The agent gave up", "[no_plan]", "[not_done]",
+                                              "[model_context]")), end["summary"]
         trace = [json.loads(line) for line in open(api.get(end["run"])["trace"])]
         assert trace[0]["type"] == "run_start" and trace[-1]["type"] == "run_done"
         print(f"\nreal model: {end['state']}: {end['summary'][:200]}; {len(calls)} model calls, "

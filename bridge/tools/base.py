@@ -112,7 +112,9 @@ class Tool:
                 else:
                     first = state if scope is None else scope(state)
                 if leased:
-                    key, who, version, _ = identity(ctx)
+                    key, who, version, era = identity(ctx)
+                    if state.settings.stateless:  # every request is a connection of its own: the client is the agent
+                        key = ("client", who, version, era)
                     async with state.leases.acting(first.target.inst.id, key, f"{who} {version}".strip(), name):
                         value = await handler(first, **args)
                 else:
