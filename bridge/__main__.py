@@ -1,3 +1,5 @@
+"""`python -m bridge`: the `dbg-bridge` command."""
+
 from bridge.cli.entry import main
 
 raise SystemExit(main())

@@ -59,7 +59,7 @@ def run_budget(name: str) -> RunBudget:
     return next(b for b in RUN_BUDGETS if b.name == name)
 
 
-#: Every run budget, one row each (docs/runs.md; the e2e and in-memory budget tests run each).
+#: Every run budget, one row each (docs/runs-and-skills.md, Budgets; the e2e and in-memory budget tests run each).
 RUN_BUDGETS: tuple[RunBudget, ...] = (
     RunBudget("steps", int, 20, 1, 500, "Tool calls a run may make (a warning at 75 %)."),
     RunBudget("batches", int, 6, 1, 100, "Plans a run may make (the first, revisions, replans)."),

@@ -174,7 +174,7 @@ def test_navigate_to_a_server_slower_than_the_leave_grace_answers_with_the_new_d
 
 def test_console_reports_logs_errors_and_rejections_with_stacks(tab):
     tab.load()
-    # the page's own code (an inline script), not code compiled by page_exec: see the README on Firefox
+    # the page's own code (an inline script), not code compiled by page_exec: see docs/browsers.md on Firefox
     tab.js("""(() => {
         const s = document.createElement('script');
         s.textContent = `console.log('hello', {a: 1});
@@ -237,7 +237,7 @@ def test_a_navigation_that_goes_nowhere_leaves_the_page_connected(tab):
     tab.load()
     tab.js("window.mark = 'stayed'; 1")
     # 204 No Content: the document stays. Firefox drops the channel anyway when the navigation starts; the client
-    # waits for a pagehide that never comes, then reconnects by itself (README: Firefox and WebKit)
+    # waits for a pagehide that never comes, then reconnects by itself (docs/browsers.md)
     went = tab.call("page_navigate", url="/204", timeout=5)  # no new document comes: it answers at the timeout
     assert went["pageId"] == tab.page_id and went["url"] == tab.url("/app.html") and went["title"] == "model app"
     assert went["reloaded"] is False and "went nowhere" in went["note"]

@@ -1,4 +1,4 @@
-"""Screenshots of the cockpit for the README: docs/cockpit-*.png (1200x800).
+"""Screenshots of the cockpit for docs/cockpit.md: docs/cockpit-*.png (1200x800).
 
 Starts a bridge (consent on, its own throwaway home), connects the built-in demo page in Debian's Chromium, drives a
 few tool calls through the official MCP client, and captures each part of the cockpit. The Runs tab shows a run

@@ -136,7 +136,7 @@ class ActParams(ActionParams):
     snapshot: bool = False
     #: Only say which actions would submit a form (nothing acts).
     dryRun: Annotated[bool, Field(strict=True)] = False
-    #: Real input (true), synthetic only (false), or real input when synthetic did nothing (auto): README, Acting.
+    #: Real input (true), synthetic only (false), or real input when synthetic did nothing (auto): docs/acting.md.
     trusted: Literal["auto", True, False] = "auto"
     #: Skip the actionability checks.
     force: bool = False

@@ -59,7 +59,7 @@ HUMAN_INPUT = ("watched: the compositor's idle notifications (seat input the bri
                "pause, is the human's)")
 
 
-#: Why desktop_start_recording refuses here (measured on sway 1.7 with GTK 3: README, "Wayland (wlroots)").
+#: Why desktop_start_recording refuses here (measured on sway 1.7 with GTK 3: docs/desktop.md, "Wayland (wlroots)").
 RECORDING_GAP = (
     "Recording the human's input is not available on the Wayland backend: no Wayland client sees another client's "
     "input or where the pointer is, and the accessibility events that remain cannot stand in for it: typing shows "
