@@ -81,7 +81,10 @@ class OpenAIModel:
         await self.http.aclose()
 
     async def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Reply:
-        body: dict[str, Any] = {"model": self.name, "messages": messages, "stream": self.stream}
+        # a reply is one plan or one step: capped as the sampling road caps it, so a small model that rambles ends its
+        # turn instead of writing until its context window is full (minutes on a CPU)
+        body: dict[str, Any] = {"model": self.name, "messages": messages, "stream": self.stream,
+                                "max_tokens": MAX_REPLY_TOKENS}
         if tools:
             body["tools"] = tools
             body["tool_choice"] = "auto"
@@ -208,12 +211,16 @@ def _network_fix(exc: Exception, endpoint: str, timeout: float) -> str:
     return "The connection dropped before an answer: check the model server's log."
 
 
+#: The most tokens one model reply may take (a plan, a step, a verdict), on both roads to a model.
+MAX_REPLY_TOKENS = 2000
+
+
 class ClientModel:
     """The connected MCP client's own model, by sampling (a 2025-11-25 session that declared it, with tools)."""
 
     name = "client"
 
-    def __init__(self, clients: Any, max_tokens: int = 2000) -> None:
+    def __init__(self, clients: Any, max_tokens: int = MAX_REPLY_TOKENS) -> None:
         self.clients, self.max_tokens = clients, max_tokens
 
     async def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Reply:
