@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import fnmatch
 import hmac
-import secrets
 from pathlib import Path
 
 from starlette.datastructures import Headers
 
 from bridge.server.http import HTTPError
+from bridge.server.security import secret_file
 
 HEADER = "x-dbg-human"
 #: Who gave an answer, a decision or a fact: the human at the cockpit, the human at their terminal, the page
@@ -32,17 +32,7 @@ def key_file(config_dir: Path) -> Path:
 
 def load_or_create_key(config_dir: Path) -> str:
     """The human key from `<config_dir>/human.key`, created (0600, in a 0700 folder) with a random key if missing."""
-    path = key_file(config_dir)
-    if path.is_file():
-        key = path.read_text().strip()
-        if key:
-            return key
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    key = secrets.token_urlsafe(32)
-    path.touch(mode=0o600, exist_ok=True)
-    path.chmod(0o600)
-    path.write_text(key + "\n")
-    return key
+    return secret_file(key_file(config_dir))
 
 
 def read_key(config_dir: Path) -> str | None:

@@ -167,17 +167,21 @@ def load_or_create_token(settings: Settings) -> str:
     """The token from settings, else the token file (created 0600 with a random token if missing)."""
     if settings.token:
         return settings.token
-    path: Path = settings.token_file
+    return secret_file(settings.token_file)
+
+
+def secret_file(path: Path) -> str:
+    """The secret kept in `path`, created (0600, in a 0700 folder) with a random one if missing or empty."""
     if path.is_file():
-        token = path.read_text().strip()
-        if token:
-            return token
+        secret = path.read_text().strip()
+        if secret:
+            return secret
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    token = secrets.token_urlsafe(32)
+    secret = secrets.token_urlsafe(32)
     path.touch(mode=0o600, exist_ok=True)
     path.chmod(0o600)
-    path.write_text(token + "\n")
-    return token
+    path.write_text(secret + "\n")
+    return secret
 
 
 def bearer_ok(headers: Headers, token: str | None) -> bool:
