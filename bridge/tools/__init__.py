@@ -1,7 +1,8 @@
 """Every tool family, joined into the one table the MCP server registers."""
 
 from bridge.settings import Settings
-from bridge.tools import agent, desktop, inbox, page, skill, user, webmcp
+from bridge.tools import agent, desktop, inbox, skill, user
+from bridge.tools.page import tools as page, webmcp
 from bridge.tools.base import Tool
 
 TOOLS: list[Tool] = [*page.TOOLS, *webmcp.TOOLS, *user.TOOLS, *inbox.TOOLS, *skill.TOOLS, *desktop.TOOLS, *agent.TOOLS]
