@@ -257,7 +257,7 @@ class ViewportParams(Params):
 class OpenParams(Params):
     """open: a new window of the tab's own origin in the human's browser, through the extension (page_open)."""
 
-    url: Annotated[str | None, Field(max_length=8000, description="Of the tab's origin (default: the tab's page).")] = None
+    url: Annotated[str | None, Field(max_length=8000, description="Same origin (default: the page's).")] = None
 
 
 class HighlightParams(Params):

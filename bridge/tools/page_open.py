@@ -31,12 +31,12 @@ def origin_of(inst: Instance) -> str:
 async def page_open(
     page: Page,
     params: m.OpenParams,
-    route: Annotated[Route, Field(description="extension: a window in the human's browser; desktop: a browser on "
-                                              "the bridge's desktop.")] = "auto",
+    route: Annotated[Route, Field(description="extension: in the human's browser; desktop: on the bridge's "
+                                              "desktop.")] = "auto",
     timeout: Annotated[float, Field(gt=0, le=120)] = 20,
 ) -> dict[str, Any]:
-    """Open a tab of your own on this page's app (a new window; the human's tab stays in front); answers its pageId
-    once its client connects. No other agent acts in it."""
+    """Open a tab of your own on this page's app (a new window); answers its pageId once connected. No other agent
+    acts there."""
     tab = page.tab
     opener = tab.target.inst
     target = urljoin(opener.url or "", params.url or opener.url or "")
