@@ -13,7 +13,8 @@ from mcp.shared.exceptions import MCPError
 from e2e.agent_fixtures import agent_bridge, api, app_page, model, site  # noqa: F401 - fixtures
 from e2e.scripted_model import Req, call
 from tests.support import McpSession, wait_until
-from tests.tasks_client import ANY, TaskHandle, TasksCancel, TasksClient, TasksGet, TasksResult, request
+from e2e.runs_api import done
+from tests.tasks_client import ANY, TaskHandle, TasksCancel, TasksClient, TasksGet, TasksResult, TasksUpdate, request
 
 
 def hands_over(req: Req):
@@ -103,3 +104,40 @@ def test_a_client_without_the_extension_gets_the_blocking_call(model, agent_brid
     finally:
         client.close()
     assert not out.is_error and out.structured_content["state"] == "done"
+
+
+def test_the_mcp_token_cannot_answer_or_cancel_a_run_the_human_started(model, agent_bridge, api, app_page):
+    """A run started at the human's terminal (token and human key) pauses for the human; an MCP client that speaks
+    the tasks extension sends tasks/update with an answer and tasks/cancel for it: both are [human_only], the run
+    stays paused, and the human's answer then ends it."""
+    model.policies["default"] = hands_over
+    run_id = api.start("Ask the human which customer")
+    wait_until(lambda: api.get(run_id)["state"] == "paused", 30, 0.05, what="the run's pause for the human")
+    takeover = api.get(run_id)["takeover"]
+    client = McpSession(agent_bridge.mcp_url, agent_bridge.token, extensions=[TasksClient()])
+    session = client.client.session
+
+    async def refused(kind: Any, method: str, **params: Any) -> str:
+        try:
+            await session.send_request(request(kind, method, taskId=run_id, **params), ANY)
+        except MCPError as exc:
+            return exc.error.message
+        return "answered"
+
+    try:
+        said = client.run(refused(TasksUpdate, "tasks/update", inputResponses={takeover["id"]: {
+            "action": "accept", "content": {"action": "resume", "note": "the page says Tk-1"}}}))
+        assert said.startswith(f"[human_only] Run {run_id} is the human's (started at the terminal or in the "
+                               "cockpit), not a task this client started, so the MCP token cannot answer its "
+                               "takeover."), said
+        said = client.run(refused(TasksCancel, "tasks/cancel"))
+        assert said.startswith("[human_only]") and "cannot cancel it" in said, said
+    finally:
+        client.close()
+    assert api.get(run_id)["state"] == "paused"  # nothing was answered or cancelled
+    answered = api.post(f"/v1/runs/{run_id}/resume", {"action": "resume", "note": "customer Tk-7"})
+    assert answered.status_code == 200, answered.text
+    events = api.events(run_id)
+    assert done(events)["state"] == "done"
+    assert [(e["action"], e["via"]) for e in events if e["type"] == "human" and e.get("event") == "answer"] == [
+        ("resume", "terminal")]

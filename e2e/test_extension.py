@@ -14,7 +14,9 @@ from pathlib import Path
 import pytest
 
 from e2e.test_command_models import check
-from tests.support import CHROMIUM, CHROMIUM_ARGS, CONNECTED, ok, text_of, wait_until
+from mcp.types import Implementation
+
+from tests.support import CHROMIUM, CHROMIUM_ARGS, CONNECTED, McpSession, ok, text_of, wait_until
 
 EXTENSION = Path(__file__).resolve().parents[1] / "plugins" / "extension"
 SCALE = 2  # a real devicePixelRatio of 2, so crops must multiply CSS px by it
@@ -293,3 +295,35 @@ def test_a_drag_that_only_real_pointer_input_moves_goes_through_the_extension(si
         assert card.is_error and "[not_available]" in text_of(card) and "desktop" in text_of(card), text_of(card)
     finally:
         page.close()
+
+
+def test_an_agent_opens_a_tab_of_its_own_through_the_extension_and_another_agent_is_kept_out_of_it(site, chrome,
+                                                                                                  bridge):
+    """page_open from the extension's tab: a new window of the same origin in the human's browser (the human's tab
+    untouched), its client attached by the extension, answered as the opener's own tab; the opener acts there, a
+    second MCP client is refused at once naming the owner, and still acts in the human's tab."""
+    editor = McpSession(bridge.mcp_url, bridge.token, client_info=Implementation(name="editor-agent", version="1"))
+    terminal = McpSession(bridge.mcp_url, bridge.token, client_info=Implementation(name="terminal-agent", version="1"))
+    try:
+        out = ok(editor.call("page_open", {"pageId": site.page_id, "url": "/bare.html?agent=editor"}))
+        assert out["route"] == "extension" and out["own"] is True and out["pageId"] != site.page_id, out
+        assert tab_id(chrome, out["url"])  # a real tab of the browser, as the extension sees it
+        # ... and as Playwright sees it (its sync API takes in the new page's event on its next call)
+        mine = wait_until(lambda: site.evaluate("0") == 0 and next((p for p in chrome.pages if p.url == out["url"]),
+                                                                   None), what="the new window in Playwright")
+        assert mine.evaluate("window.__dbg.pageId") == out["pageId"]
+        assert site.url.endswith("/bare.html")  # the human's tab stayed where it was
+        acted = ok(editor.call("page_exec", {"pageId": out["pageId"],
+                                             "code": "document.getElementById('who').textContent = 'editor'"}))
+        assert acted["result"] == "editor" and mine.text_content("#who") == "editor"
+        busy = terminal.call("page_exec", {"pageId": out["pageId"], "code": "1"})
+        assert busy.is_error and text_of(busy).startswith(
+            f"[page_busy] Tab {out['pageId'].split('/')[0]} is another agent's own tab: 'editor-agent 1'"), text_of(busy)
+        assert not terminal.call("page_exec", {"pageId": site.page_id, "code": "1"}).is_error
+        other = editor.call("page_open", {"pageId": site.page_id, "url": "https://example.com/"})
+        assert other.is_error and text_of(other).startswith("[bad_arguments] page_open opens tabs of the page's own "
+                                                            "origin"), text_of(other)
+        mine.close()
+    finally:
+        editor.close()
+        terminal.close()

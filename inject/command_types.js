@@ -4,7 +4,7 @@
 // served); do not edit by hand.
 
 /**
- * @typedef {'eval' | 'ping' | 'frames' | 'location' | 'snapshot' | 'find' | 'act' | 'console' | 'wait' | 'navigate' | 'network' | 'problems' | 'maps' | 'vitals' | 'source' | 'highlight' | 'ask' | 'notify' | 'screenshot' | 'viewport' | 'selection' | 'record' | 'tools' | 'tool_call'} CommandName
+ * @typedef {'eval' | 'ping' | 'frames' | 'location' | 'snapshot' | 'find' | 'act' | 'console' | 'wait' | 'navigate' | 'network' | 'problems' | 'maps' | 'vitals' | 'source' | 'highlight' | 'ask' | 'notify' | 'screenshot' | 'viewport' | 'open' | 'selection' | 'record' | 'tools' | 'tool_call'} CommandName
  * @typedef {ResultMsg | FramesMsg | ByeMsg | LeavingMsg | EventMsg | ToolsMsg | DevMsg} UpMessage
  * @typedef {{frameId: string, parent?: string | null, url: string, title: string, origin: string, crossOrigin: boolean, ready: boolean}} FrameInfo
  * @typedef {{message: string, file?: string | null, line?: number | null, column?: number | null}} DevError
@@ -19,7 +19,7 @@
  * @typedef {{type: 'tools', tools: Array<Record<string, any>>, total: number}} ToolsMsg
  * @typedef {{type: 'dev', dev: DevInfo}} DevMsg
  * @typedef {{type: 'registered', v: number, instanceId: string, secret: string, ttl: number, heartbeat: number, maxResult: number, renamed: boolean, replicas?: Array<string> | null}} RegisterReply
- * @typedef {{type: 'exec', requestId: string, frameId: string, command: 'eval' | 'ping' | 'frames' | 'location' | 'snapshot' | 'find' | 'act' | 'console' | 'wait' | 'navigate' | 'network' | 'problems' | 'maps' | 'vitals' | 'source' | 'highlight' | 'ask' | 'notify' | 'screenshot' | 'viewport' | 'selection' | 'record' | 'tools' | 'tool_call', params: Record<string, any>, timeout: number}} ExecFrame
+ * @typedef {{type: 'exec', requestId: string, frameId: string, command: 'eval' | 'ping' | 'frames' | 'location' | 'snapshot' | 'find' | 'act' | 'console' | 'wait' | 'navigate' | 'network' | 'problems' | 'maps' | 'vitals' | 'source' | 'highlight' | 'ask' | 'notify' | 'screenshot' | 'viewport' | 'open' | 'selection' | 'record' | 'tools' | 'tool_call', params: Record<string, any>, timeout: number}} ExecFrame
  * @typedef {{type: 'ping'}} PingFrame
  * @typedef {{type: 'ack', requestIds: Array<string>, eventIds: Array<string>}} AckFrame
  * @typedef {{type: 'cancel', requestId: string, frameId: string, reason: string}} CancelFrame
@@ -68,6 +68,8 @@
  * @typedef {{data?: string | null, width?: number | null, height?: number | null, scale?: number | null, devicePixelRatio?: number | null, box?: Record<string, number> | null, viewport?: Record<string, number> | null, scaledDown?: boolean | null, frameBox?: Record<string, number> | null}} ScreenshotResult
  * @typedef {{mark?: string | null}} ViewportParams
  * @typedef {{innerWidth: number, innerHeight: number, outerWidth: number, outerHeight: number, screenX: number, screenY: number, devicePixelRatio: number, visible: boolean, focused: boolean}} ViewportResult
+ * @typedef {{url?: string | null}} OpenParams
+ * @typedef {{windowId?: number | null, tabId?: number | null}} OpenResult
  * @typedef {{text: string, ref?: string | null, element?: string | null}} SelectionResult
  * @typedef {{on: boolean, name?: string | null}} RecordParams
  * @typedef {{recording: boolean, name?: string | null}} RecordResult
@@ -75,6 +77,6 @@
  * @typedef {{api?: any, tools: Array<WebToolRow>, total: number}} ToolsResult
  * @typedef {{name: string, arguments: Record<string, any>}} ToolCallParams
  * @typedef {{json: string}} ToolCallResult
- * @typedef {{eval: EvalParams, ping: NoParams, frames: NoParams, location: NoParams, snapshot: SnapshotWire, find: FindParams, act: ActWire, console: ConsoleParams, wait: WaitWire, navigate: NavigateParams, network: NetworkParams, problems: ProblemsParams, maps: MapsParams, vitals: VitalsParams, source: ElementParams, highlight: HighlightParams, ask: AskParams, notify: NotifyParams, screenshot: ScreenshotWire, viewport: ViewportParams, selection: NoParams, record: RecordParams, tools: NoParams, tool_call: ToolCallParams}} CommandParams
- * @typedef {{eval: EvalResult, ping: PingResult, frames: FramesResult, location: LocationResult, snapshot: SnapshotResult, find: FindResult, act: ActResult, console: ConsoleResult, wait: WaitResult, navigate: NavigateResult, network: NetworkResult, problems: ProblemsResult, maps: MapsResult, vitals: VitalsResult, source: SourceResult, highlight: HighlightResult, ask: AskResult, notify: NotifyResult, screenshot: ScreenshotResult, viewport: ViewportResult, selection: SelectionResult, record: RecordResult, tools: ToolsResult, tool_call: ToolCallResult}} CommandResults
+ * @typedef {{eval: EvalParams, ping: NoParams, frames: NoParams, location: NoParams, snapshot: SnapshotWire, find: FindParams, act: ActWire, console: ConsoleParams, wait: WaitWire, navigate: NavigateParams, network: NetworkParams, problems: ProblemsParams, maps: MapsParams, vitals: VitalsParams, source: ElementParams, highlight: HighlightParams, ask: AskParams, notify: NotifyParams, screenshot: ScreenshotWire, viewport: ViewportParams, open: OpenParams, selection: NoParams, record: RecordParams, tools: NoParams, tool_call: ToolCallParams}} CommandParams
+ * @typedef {{eval: EvalResult, ping: PingResult, frames: FramesResult, location: LocationResult, snapshot: SnapshotResult, find: FindResult, act: ActResult, console: ConsoleResult, wait: WaitResult, navigate: NavigateResult, network: NetworkResult, problems: ProblemsResult, maps: MapsResult, vitals: VitalsResult, source: SourceResult, highlight: HighlightResult, ask: AskResult, notify: NotifyResult, screenshot: ScreenshotResult, viewport: ViewportResult, open: OpenResult, selection: SelectionResult, record: RecordResult, tools: ToolsResult, tool_call: ToolCallResult}} CommandResults
  */

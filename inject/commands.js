@@ -309,6 +309,21 @@ const COMMANDS = {
     if (params.desktop && !EXT_NONCE) return { box, viewport: { width: innerWidth, height: innerHeight }, devicePixelRatio };
     return capture(box, ctx.maxResult);
   },
+  async open(params, ctx) {
+    // page_open: a window of this tab's own origin, opened by the extension (a page script cannot open one without a
+    // user gesture); the bridge waits for its client to register
+    if (ctx.role !== 'host') throw new DbgError('bad_target', 'A tab opens a window from its top page, not a frame.');
+    if (!EXT_NONCE) {
+      throw new DbgError('not_available', 'Opening a tab needs the dbg-bridge extension (plugins/extension): this ' +
+        'client came from a script tag or a plugin, which cannot open a window without a person\'s click.');
+    }
+    const url = new URL(String(params.url), location.href);
+    if (url.origin !== location.origin) {
+      throw new DbgError('bad_arguments', 'The extension opens windows of this tab\'s own origin (' + location.origin +
+        ') only, not ' + url.origin + '.');
+    }
+    return ext.request('open', { url: url.href }, 20000);
+  },
   async viewport(params) {
     // the bridge finds this tab's browser window on its desktop by a marker in the title (the window shows the title
     // of the tab in front); `mark` sets it, leaving it out takes it off

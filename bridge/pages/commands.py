@@ -254,6 +254,12 @@ class ViewportParams(Params):
     mark: Annotated[str, Field(max_length=40)] | None = None
 
 
+class OpenParams(Params):
+    """open: a new window of the tab's own origin in the human's browser, through the extension (page_open)."""
+
+    url: Annotated[str | None, Field(max_length=8000, description="Same origin (default: the page's).")] = None
+
+
 class HighlightParams(Params):
     refs: Annotated[list[Target], Field(max_length=200)] | None = None
     selector: Annotated[Target | None, Field(description="CSS, at most 50.")] = None
@@ -548,6 +554,13 @@ class ScreenshotResult(_Result):
     frameBox: dict[str, float] | None = None
 
 
+class OpenResult(_Result):
+    """The browser window and tab the extension opened."""
+
+    windowId: int | None = None
+    tabId: int | None = None
+
+
 class ViewportResult(_Result):
     """The tab's viewport and window as the page sees them (CSS px), and whether it is the tab in front."""
 
@@ -653,6 +666,8 @@ COMMAND_TABLE: dict[str, Command] = {c.name: c for c in (
     Command("screenshot", None, True, "page_screenshot", ScreenshotParams, ScreenshotResult, wire=ScreenshotWire),
     # plumbing for input and screenshots through the desktop (the title marker it sets is taken off at once)
     Command("viewport", None, True, None, ViewportParams, ViewportResult),
+    # a window of the tab's own origin (page_open waits for its client and makes it the agent's own tab)
+    Command("open", None, False, "page_open", OpenParams, OpenResult),
     Command("selection", None, True, None, NoParams, SelectionResult),  # only through page_exec(command=…)
     # a skill recording (bridge/skills/recording.py starts and stops it; the human's steps come back as events). It
     # changes nothing in the app, and the tab's panel shows a card while it records.

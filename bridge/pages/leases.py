@@ -2,7 +2,10 @@
 its tab — for the call and TAIL s after it, renewed by the same agent's next acting call — so two agents never act on
 one tab at the same moment. Another agent's acting call waits up to WAIT s for the lease, then answers `[page_busy]`
 naming who holds it and until when; reads never wait. A run's leases end when the run finishes, and a cancelled
-call's at once (a 2025-11-25 session that closes cancels its calls)."""
+call's at once (a 2025-11-25 session that closes cancels its calls).
+
+A tab an agent opened for itself (page_open) is its own: no other agent acts there, and asking does not wait (the
+owner keeps it until OWN_IDLE s after its last acting call there, or until its run finishes)."""
 
 from __future__ import annotations
 
@@ -20,6 +23,8 @@ TAIL = 2.0
 #: Seconds another agent's acting call waits for a lease before answering [page_busy]: longer than the tail, so a
 #: call that comes just after another agent's gets the tab once that agent has stopped acting.
 WAIT = 5.0
+#: Seconds an agent's own tab (page_open) stays its own after the agent's last acting call there.
+OWN_IDLE = 600.0
 
 
 @dataclass
@@ -33,19 +38,24 @@ class Lease:
     #: When it ends once no call is in flight (time.time()).
     until: float = 0.0
     changed: asyncio.Event = field(default_factory=asyncio.Event)
+    #: The holder opened this tab for itself (page_open): it stays theirs OWN_IDLE s after their last call.
+    own: bool = False
 
     @property
     def live(self) -> bool:
         return self.calls > 0 or time.time() < self.until
 
     def said(self) -> str:
+        if self.own:
+            return (f"it opened this tab for itself with page_open; it stays theirs until {OWN_IDLE / 60:g} min "
+                    "after their last act there")
         if self.calls:
             return f"its {self.tool} call is running; the lease ends {TAIL:g} s after it"
         return f"until {time.strftime('%H:%M:%S', time.localtime(self.until))}"
 
     def row(self) -> dict[str, Any]:
         return {"tab": self.tab, "agent": self.name, "tool": self.tool, "running": self.calls > 0,
-                "until": None if self.calls else self.until}
+                "until": None if self.calls else self.until, "own": self.own}
 
     def poke(self) -> None:
         """Wake whoever waits on this lease (a call ended, or it was released)."""
@@ -80,8 +90,9 @@ class Leases:
         finally:
             lease.calls -= 1
             if lease.calls == 0:
-                lease.until = 0.0 if cancelled else time.time() + self.tail
-                if cancelled and self._by_tab.get(tab) is lease:
+                lease.until = 0.0 if cancelled and not lease.own else time.time() + (OWN_IDLE if lease.own
+                                                                                       else self.tail)
+                if cancelled and not lease.own and self._by_tab.get(tab) is lease:
                     del self._by_tab[tab]
             lease.poke()
 
@@ -97,6 +108,10 @@ class Leases:
                 lease.tool = tool
                 return lease
             left = deadline - loop.time()
+            if lease.own:  # another agent's own tab: waiting would not free it
+                raise BridgeError(f"Tab {tab} is another agent's own tab: {lease.name!r} ({lease.said()}). Work in "
+                                  "another tab (page_list), or open one of your own with page_open.",
+                                  code="page_busy")
             if left <= 0:
                 raise BridgeError(f"Tab {tab} is in use by another agent, {lease.name!r} ({lease.said()}); it was "
                                   f"still busy after {self.wait:g} s. Retry after that, or work in another tab "
@@ -110,6 +125,17 @@ class Leases:
                 pass
             finally:
                 self.waiting -= 1
+
+    def own(self, tab: str, holder: Any, name: str) -> Lease:
+        """Make `tab` the holder's own (it opened it with page_open): other agents' acting calls there answer
+        [page_busy] at once until OWN_IDLE s after the holder's last acting call there."""
+        lease = self._by_tab.get(tab)
+        if lease is None or lease.holder != holder:
+            lease = self._by_tab[tab] = Lease(tab, holder, name, "page_open")
+        lease.own = True
+        lease.until = time.time() + OWN_IDLE
+        lease.poke()
+        return lease
 
     def release(self, holder: Any) -> None:
         """End every lease of `holder` (its run finished, its session closed)."""

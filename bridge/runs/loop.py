@@ -362,8 +362,11 @@ class Loop:
                          "`finish` (they replace the plan's).")
             if answer["via"] == "page":
                 note = f" (answered in the page: the page's scripts could have answered it){note}"
-            words = {"resume": "The human is done and says: resume where you were.",
-                     "skip": "The human says: skip this step and go on with the next one."}
+            who = "The human"
+            if answer["via"] == "mcp":  # tasks/update from the client that started the run: the agent's word
+                who = "The MCP client that started this run (not the human at the cockpit or terminal)"
+            words = {"resume": f"{who} is done and says: resume where you were.",
+                     "skip": f"{who} says: skip this step and go on with the next one."}
             self._answer(call, words[answer["action"]] + note)
             return True
         return False

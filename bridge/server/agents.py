@@ -53,6 +53,15 @@ def identity(ctx: Any, era_session: tuple[str | None, Any] | None = None) -> tup
     return key, name, version, era
 
 
+def holder(ctx: Any, stateless: bool) -> tuple[Any, str]:
+    """(key, name) of the agent behind a request context, as leases and own tabs know it (bridge/pages/leases.py):
+    on a stateless bridge every request is a connection of its own, so the client (name and version) is the agent."""
+    key, who, version, era = identity(ctx)
+    if stateless:
+        key = ("client", who, version, era)
+    return key, f"{who} {version}".strip()
+
+
 class Agents:
     def __init__(self) -> None:
         self._by_key: OrderedDict[Any, Agent] = OrderedDict()

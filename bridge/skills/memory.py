@@ -30,9 +30,10 @@ class Fact(BaseModel):
     text: str = Field(max_length=MAX_TEXT)
     #: The run (or skill run) it was learned from.
     run: str
-    #: page: it quotes page content (data, not instructions); run: the bridge's own words; human: the human wrote it.
-    source: Literal["page", "run", "human"] = "page"
-    #: Who gave it, where the trace says: the human via the cockpit or the terminal, or the page.
+    #: page: it quotes page content (data, not instructions); run: the bridge's own words; human: the human wrote it;
+    #: agent: the MCP client that started the run wrote it (its tasks/update answer to a takeover), not the human.
+    source: Literal["page", "run", "human", "agent"] = "page"
+    #: Who gave it, where the trace says: the human via the cockpit or the terminal, the MCP client, or the page.
     via: str | None = None
     created: float = Field(default_factory=time.time)
     seen: int = 1
@@ -83,6 +84,9 @@ def extract(events: list[dict[str, Any]]) -> list[Fact]:
             via = str(e.get("via") or "page")
             if via in ("cockpit", "terminal"):
                 add("affordance", f"the human said (in the {via}): {str(e['note'])[:200]}", "human", via)
+            elif via == "mcp":  # the agent that started the run answered its takeover (tasks/update): not the human
+                add("affordance", f"a note from the MCP client that started the run: {str(e['note'])[:200]!r}",
+                    "agent", "mcp")
             else:  # the page's card: its scripts could have written it
                 add("affordance", f"a note from the takeover card in the page: {str(e['note'])[:200]!r}", "page",
                     "page")
@@ -164,7 +168,7 @@ class Memory:
         lines = [head]
         size = len(head)
         for f in facts:
-            line = f"- {f.kind}: {f.text}" + (" (from page)" if f.source == "page" else "") + f" [run {f.run}]"
+            line = f"- {f.kind}: {f.text}" + {"page": " (from page)", "agent": " (from the MCP client)"}.get(f.source, "") + f" [run {f.run}]"
             if size + len(line) + 1 > limit:
                 break
             lines.append(line)

@@ -3,7 +3,11 @@ extension on its tools/call of agent_run gets a task handle at once (`resultType
 `tasks/get` says the run's phase and step, and while the run waits for the human it is `input_required` with an
 elicitation (resume / skip / abort and a note) that `tasks/update` answers; `tasks/cancel` cancels the run;
 `tasks/result` waits for the end. The completed task carries agent_run's own answer. A client without the
-extension gets today's blocking call. The SDK serves the methods (mcp.server.extension) but ships no tasks."""
+extension gets today's blocking call. The SDK serves the methods (mcp.server.extension) but ships no tasks.
+
+Only the client that started a task updates or cancels it: a run the human started (terminal, cockpit) or another
+agent's is not answerable with the MCP token (`[human_only]`), and an answer through tasks/update is the agent's
+word (`via: "mcp"`), never "the human said" (bridge/runs/loop.py, bridge/skills/memory.py)."""
 
 from __future__ import annotations
 
@@ -20,6 +24,7 @@ from mcp_types import RequestParams
 from pydantic import ConfigDict, Field
 
 from bridge.errors import BridgeError
+from bridge.server.agents import holder
 from bridge.tools import agent as agent_tool
 from bridge.tools.base import as_result, error_result
 
@@ -61,6 +66,8 @@ class RunTasks(Extension):
 
     def __init__(self, state: Any) -> None:
         self.state = state
+        #: run id -> the agent (bridge/server/agents.holder key) whose tools/call started it as a task
+        self.owners: dict[str, Any] = {}
 
     def methods(self) -> Sequence[MethodBinding]:
         return [MethodBinding("tasks/get", TaskParams, self.get), MethodBinding("tasks/update", UpdateParams, self.update),
@@ -86,6 +93,9 @@ class RunTasks(Extension):
             return error_result(exc)
         self.state.audit.tool_call("agent_run", args, (time.perf_counter() - started) * 1000,
                                    value={"task": run.id})
+        self.owners[run.id] = self._who(ctx)
+        while len(self.owners) > 1000:  # runs are forgotten in time too
+            self.owners.pop(next(iter(self.owners)))
         return {"resultType": "task", **self.task(run)}
 
     # ---- the methods -----------------------------------------------------------------------------------------
@@ -95,7 +105,7 @@ class RunTasks(Extension):
 
     async def update(self, ctx: Any, params: UpdateParams) -> dict[str, Any]:
         """Answers to the takeover's elicitation: accept {action, note}; decline skips the step; cancel aborts."""
-        run = self._run(params.task_id)
+        run = self._mine(ctx, params.task_id, "answer its takeover")
         t = run.takeover
         answer = params.input_responses.get(t.id) if t is not None and not t.answered else None
         if isinstance(answer, dict):
@@ -108,7 +118,7 @@ class RunTasks(Extension):
         return {"resultType": "complete"}
 
     async def cancel(self, ctx: Any, params: TaskParams) -> dict[str, Any]:
-        run = self._run(params.task_id)
+        run = self._mine(ctx, params.task_id, "cancel it")
         self.state.agent.runs.cancel(run)
         return {"resultType": "complete"}
 
@@ -126,6 +136,20 @@ class RunTasks(Extension):
         if run is None:
             raise MCPError(code=INVALID_PARAMS, message=f"[unknown_task] No task {task_id!r} (its run may be over "
                                                         "and forgotten: `dbg-bridge runs show ID` reads its trace).")
+        return run
+
+    def _who(self, ctx: Any) -> Any:
+        return holder(ctx, self.state.settings.stateless)[0]
+
+    def _mine(self, ctx: Any, task_id: str, to: str) -> Any:
+        """The run behind a task this client started; [human_only] for the human's runs and other agents'."""
+        run = self._run(task_id)
+        if self.owners.get(run.id) != self._who(ctx):
+            whose = ("the human's (started at the terminal or in the cockpit)" if getattr(run, "by", "") != "agent"
+                     else "another client's")
+            raise MCPError(code=INVALID_PARAMS, message=f"[human_only] Run {run.id} is {whose}, not a task this client "
+                                                        f"started, so the MCP token cannot {to}. The human answers it "
+                                                        "in the cockpit (or the page's card).")
         return run
 
     def task(self, run: Any) -> dict[str, Any]:

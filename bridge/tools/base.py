@@ -20,7 +20,7 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 
 from bridge.errors import BridgeError
 from bridge.pages.registry import document_info
-from bridge.server.agents import identity
+from bridge.server.agents import holder
 from bridge.server.progress import REQUEST
 from bridge.tools import flatten
 from bridge.tools.page.handle import Page
@@ -112,10 +112,8 @@ class Tool:
                 else:
                     first = state if scope is None else scope(state)
                 if leased:
-                    key, who, version, era = identity(ctx)
-                    if state.settings.stateless:  # every request is a connection of its own: the client is the agent
-                        key = ("client", who, version, era)
-                    async with state.leases.acting(first.target.inst.id, key, f"{who} {version}".strip(), name):
+                    key, who = holder(ctx, state.settings.stateless)
+                    async with state.leases.acting(first.target.inst.id, key, who, name):
                         value = await handler(first, **args)
                 else:
                     value = await handler(first, **args)

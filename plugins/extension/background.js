@@ -260,14 +260,36 @@ async function input(tabId, steps) {
   return { steps: steps.length, trusted: true };
 }
 
+/**
+ * page_open: a window of the asking tab's own origin, not focused (the human's tab stays in front, and the agent's
+ * tab is the visible tab of its own window, so it renders, takes input and can be captured). The content script
+ * already refused other origins; checked again here.
+ * @param {chrome.tabs.Tab} tab @param {string} url
+ */
+async function open(tab, url) {
+  const from = new URL(String(tab.url || ''));
+  const to = new URL(url);
+  if (to.origin !== from.origin || !/^https?:$/.test(to.protocol)) {
+    throw fail('bad_arguments', 'A window opens only at the asking tab\'s own origin (' + from.origin + ').');
+  }
+  const win = await chrome.windows.create({ url: to.href, focused: false });
+  const opened = win && win.tabs && win.tabs[0];
+  return { windowId: win ? win.id : null, tabId: opened ? opened.id : null };
+}
+
 chrome.runtime.onMessage.addListener((msg, sender, reply) => {
   // only the content script (in a tab, not an extension page) asks for captures and input
-  if (!msg || (msg.type !== 'capture' && msg.type !== 'input') || !sender.tab || sender.id !== chrome.runtime.id ||
+  if (!msg || (msg.type !== 'capture' && msg.type !== 'input' && msg.type !== 'open') || !sender.tab || sender.id !== chrome.runtime.id ||
       String(sender.url).startsWith(chrome.runtime.getURL(''))) return false;
   const tab = /** @type {chrome.tabs.Tab} */ (sender.tab);
   if (msg.type === 'input' && sender.frameId !== 0) {
     reply({ ok: false, error: { code: 'not_available', message: 'Trusted input is sent from the top page of the tab only, not from a frame.' } });
     return false;
+  }
+  if (msg.type === 'open') {
+    open(tab, String(msg.url || '')).then((result) => reply({ ok: true, result }),
+      (e) => reply({ ok: false, error: { code: e.code || 'not_available', message: String(e.message || e) } }));
+    return true;
   }
   // input only ever reaches the tab that asked; one request at a time
   const run = msg.type === 'input' ? inputQueue.then(() => input(/** @type {number} */ (tab.id), msg.steps))

@@ -101,11 +101,11 @@ class Bridge:
 
     def connect_page(self, handler: Handler = echo, *, url: str = "http://localhost:5173/", title: str = "App",
                      port: int | None = 5173, frames: list[dict[str, Any]] | None = None,
-                     verified: bool = True) -> FakeConnection:
+                     verified: bool = True, attach: str = "fake") -> FakeConnection:
         """A page that registered as a browser's would: its request's Origin is its url's (unless verified=False,
-        a client that sends no Origin)."""
+        a client that sends no Origin); `attach` as its client says it came (script, plugin, extension)."""
         origin = url.split("/", 3)[0] + "//" + url.split("/", 3)[2]
-        req = RegisterRequest(url=url, title=title, origin=origin, port=port, attach="fake", frames=frames or [])
+        req = RegisterRequest(url=url, title=title, origin=origin, port=port, attach=attach, frames=frames or [])
         inst, _ = self.state.registry.register(req, origin if verified else "")
         conn = FakeConnection(self.state, handler)
         conn.inst = inst

@@ -110,3 +110,65 @@ async def test_a_cancelled_call_frees_its_tab_at_once(tmp_path: Path):
             call.cancel()  # the client gives up: the SDK cancels the handler, as when a session closes
             await eventually(lambda: b.state.leases.holder(conn.inst.id) is None, what="the tab to be free")
             page.release.set()
+
+
+# ---- a tab of its own (page_open) -----------------------------------------------------------------------------
+
+async def test_page_open_through_the_extension_answers_the_new_tab_which_is_the_openers_own(tmp_path: Path):
+    async with bridge(tmp_path) as b:
+        opened: list[dict[str, Any]] = []
+
+        async def human_tab(frame: dict[str, Any]) -> dict[str, Any]:
+            if frame["command"] == "open":  # the extension opens a window, whose client then registers
+                opened.append(frame["params"])
+                b.connect_page(url=frame["params"]["url"], port=None, attach="extension")
+                return {"ok": True, "result": {"windowId": 7, "tabId": 70}}
+            return {"ok": True, "result": {**(frame.get("params") or {}), **SHAPES.get(frame["command"], {})}}
+
+        conn = b.connect_page(human_tab, url="http://localhost:5173/cart", attach="extension")
+        async with named(b, "editor-agent") as editor, named(b, "terminal-agent") as terminal:
+            out = await editor.call_tool("page_open", {"pageId": f"{conn.inst.id}/host", "url": "/checkout"})
+            assert not out.is_error, text_of(out)
+            got = out.structured_content
+            assert opened == [{"url": "http://localhost:5173/checkout"}]
+            assert got["route"] == "extension" and got["own"] is True and got["url"] == "http://localhost:5173/checkout"
+            assert got["pageId"] != f"{conn.inst.id}/host"
+            # the editor acts there freely; another agent is refused at once, told whose it is and what to do
+            assert not (await editor.call_tool("page_exec", {"pageId": got["pageId"], "code": "1"})).is_error
+            started = asyncio.get_running_loop().time()
+            busy = await terminal.call_tool("page_act", {"pageId": got["pageId"], "action": "click", "selector": "#x"})
+            assert busy.is_error and asyncio.get_running_loop().time() - started < 1.0
+            said = text_of(busy)
+            assert said.startswith(f"[page_busy] Tab {got['pageId'].split('/')[0]} is another agent's own tab: "
+                                   "'editor-agent 1.0' (it opened this tab for itself with page_open") and \
+                "open one of your own with page_open" in said
+            assert not (await terminal.call_tool("page_snapshot", {"pageId": got["pageId"]})).is_error  # reads
+            assert not (await terminal.call_tool("page_exec", {"pageId": f"{conn.inst.id}/host", "code": "1"})).is_error
+            assert any(r["own"] and r["agent"] == "editor-agent 1.0" for r in b.state.leases.rows())
+
+
+async def test_page_open_refuses_another_origin_and_without_a_route_says_how_to_get_a_tab(tmp_path: Path):
+    async with bridge(tmp_path) as b:
+        conn = b.connect_page(url="http://localhost:5173/")  # a script tag's client; no desktop
+        tab = f"{conn.inst.id}/host"
+        other = await b.error("page_open", {"pageId": tab, "url": "https://example.com/"})
+        assert other.startswith("[bad_arguments] page_open opens tabs of the page's own origin (http://localhost:5173)")
+        none = await b.error("page_open", {"pageId": tab})
+        assert none.startswith("[no_route] The bridge has no way to open a tab here") and "user_ask" in none and \
+            "plugins/extension" in none and "DBG_DESKTOP_ENABLED=1" in none
+        forced = await b.error("page_open", {"pageId": tab, "route": "extension"})
+        assert forced.startswith("[no_route] route 'extension' opens from a tab the dbg-bridge extension connected")
+        assert b.state.leases.rows() == []
+
+
+async def test_a_window_whose_client_never_connects_is_said_plainly_within_the_timeout(tmp_path: Path):
+    async with bridge(tmp_path) as b:
+        async def opens_nothing(frame: dict[str, Any]) -> dict[str, Any]:
+            if frame["command"] == "open":
+                return {"ok": True, "result": {"windowId": 1, "tabId": 2}}
+            return {"ok": True, "result": SHAPES.get(frame["command"], {})}
+
+        conn = b.connect_page(opens_nothing, attach="extension")
+        said = await b.error("page_open", {"pageId": f"{conn.inst.id}/host", "timeout": 0.6})
+        assert said.startswith("[not_connected] The window opened in the human's browser, but no page client of "
+                               "http://localhost:5173 connected from it within") and "enabled in its popup" in said

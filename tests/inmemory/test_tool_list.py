@@ -5,7 +5,7 @@ parameter of the agent's, dx, dy and dryRun included, and hid none: bridge/tools
 gave up `type` arrays for `anyOf`, which every model API takes: tests/inmemory/test_schema_portability.py),
 outputSchema aside; the
 skill family (skill_list, skill_run) within 800 more (`--disable-tools 'skill_*'` takes it out), the WebMCP family (page_tools, page_call_tool) within
-700 more (`--disable-tools page_tools,page_call_tool`); the desktop family is registered only where its backend
+700 more (`--disable-tools page_tools,page_call_tool`), page_open (a tab of an agent's own) within 720 more; the desktop family is registered only where its backend
 can load.
 
 outputSchema has its own budget: clients use it to validate structured content, and the model APIs agents run on
@@ -34,6 +34,9 @@ SKILL_FAMILY = {"skill_list", "skill_run"}
 WEBMCP_BUDGET = 700
 WEBMCP_OUTPUT_BUDGET = 250
 WEBMCP_FAMILY = {"page_tools", "page_call_tool"}
+#: page_open (a tab of an agent's own: docs/many-agents.md), `--disable-tools page_open` takes it out.
+OPEN_BUDGET = 720
+OPEN_FAMILY = {"page_open"}
 DESKTOP_OUTPUT_BUDGET = 4_500
 DEFAULT_FAMILY = {"page_list", "page_exec", "page_snapshot", "page_find", "page_act", "page_wait", "page_navigate",
                   "page_console", "page_vitals", "page_network", "page_source", "page_highlight", "page_screenshot", "user_ask",
@@ -54,7 +57,8 @@ def test_the_default_family_fits_its_budget(tmp_path: Path):
     async def go():
         async with bridge(tmp_path) as b:
             listed = (await b.client.list_tools()).tools
-        tools = [t for t in listed if t.name not in SKILL_FAMILY | WEBMCP_FAMILY]
+        tools = [t for t in listed if t.name not in SKILL_FAMILY | WEBMCP_FAMILY | OPEN_FAMILY]
+        opening = [t for t in listed if t.name in OPEN_FAMILY]
         skills = [t for t in listed if t.name in SKILL_FAMILY]
         webmcp = [t for t in listed if t.name in WEBMCP_FAMILY]
         figure, out = len(wire(tools)), outputs(tools)
@@ -62,13 +66,14 @@ def test_the_default_family_fits_its_budget(tmp_path: Path):
               f"outputSchema {out} (budget {DEFAULT_OUTPUT_BUDGET}); skill family {len(wire(skills)) - 11} "
               f"(budget {SKILL_BUDGET}), outputSchema {outputs(skills)} (budget {SKILL_OUTPUT_BUDGET}); WebMCP "
               f"family {len(wire(webmcp)) - 11} (budget {WEBMCP_BUDGET}), outputSchema {outputs(webmcp)} (budget "
-              f"{WEBMCP_OUTPUT_BUDGET})")
+              f"{WEBMCP_OUTPUT_BUDGET}); page_open {len(wire(opening)) - 11} (budget {OPEN_BUDGET})")
         assert {t.name for t in tools} == DEFAULT_FAMILY and {t.name for t in skills} == SKILL_FAMILY
         assert {t.name for t in webmcp} == WEBMCP_FAMILY
         assert figure <= DEFAULT_BUDGET and out <= DEFAULT_OUTPUT_BUDGET
         # the family's own characters: its part of the list, without the `{"tools":[]}` wrapper both would share
         assert len(wire(skills)) - 11 <= SKILL_BUDGET and outputs(skills) <= SKILL_OUTPUT_BUDGET
         assert len(wire(webmcp)) - 11 <= WEBMCP_BUDGET and outputs(webmcp) <= WEBMCP_OUTPUT_BUDGET
+        assert len(wire(opening)) - 11 <= OPEN_BUDGET
         assert all(t.output_schema for t in listed)
     run(go())
 
@@ -96,9 +101,9 @@ def test_the_desktop_family_is_served_only_when_the_user_turns_it_on(tmp_path: P
     from bridge.tools.desktop import TOOLS as DESKTOP
 
     default = {t.name for t in enabled_tools(Settings(config_dir=tmp_path))}
-    assert default == DEFAULT_FAMILY | SKILL_FAMILY | WEBMCP_FAMILY
+    assert default == DEFAULT_FAMILY | SKILL_FAMILY | WEBMCP_FAMILY | OPEN_FAMILY
     on = {t.name for t in enabled_tools(Settings(config_dir=tmp_path, desktop_enabled=True))}
-    assert on == DEFAULT_FAMILY | SKILL_FAMILY | WEBMCP_FAMILY | {t.name for t in DESKTOP}
+    assert on == DEFAULT_FAMILY | SKILL_FAMILY | WEBMCP_FAMILY | OPEN_FAMILY | {t.name for t in DESKTOP}
 
 
 def test_schemas_carry_no_titles_or_null_unions(tmp_path: Path):
@@ -117,7 +122,7 @@ def test_the_desktop_family_is_not_registered_when_its_backend_cannot_load(tmp_p
     async def go():
         async with bridge(tmp_path, desktop_enabled=True) as b:
             names = {t.name for t in (await b.client.list_tools()).tools}
-        assert names == DEFAULT_FAMILY | SKILL_FAMILY | WEBMCP_FAMILY
+        assert names == DEFAULT_FAMILY | SKILL_FAMILY | WEBMCP_FAMILY | OPEN_FAMILY
     run(go())
     assert desktop.why_unavailable(Settings(desktop_enabled=True)) == "Python packages missing: mss (pip install 'dbg-bridge[desktop]')"
 

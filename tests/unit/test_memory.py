@@ -53,6 +53,19 @@ def test_a_takeover_note_the_page_gave_is_never_the_human_said_and_is_marked_fro
     assert "id_rsa" in block and "(from page)" in block.splitlines()[1] and "human said" not in block
 
 
+
+def test_a_takeover_note_from_the_mcp_client_is_the_agents_word_not_the_humans(tmp_path):
+    """tasks/update answers come from the MCP client that started the run (bridge/tools/agent_tasks.py)."""
+    note = [{**AGENT_RUN[0], "scope": "http://a.test"},
+            {"type": "human", "event": "answer", "action": "resume", "note": "the tier is Gold", "via": "mcp"}]
+    (fact,) = extract(note)
+    assert fact.source == "agent" and fact.via == "mcp" and "the human said" not in fact.text
+    assert fact.text == "a note from the MCP client that started the run: 'the tier is Gold'"
+    memory = Memory(DiskStore(tmp_path))
+    run_async(memory.learn(note))
+    block = run_async(memory.context("http://a.test"))
+    assert "(from the MCP client)" in block.splitlines()[1] and "human said" not in block
+
 def test_the_planner_block_is_bounded_avoid_first_and_marked_as_page_data(tmp_path):
     memory = Memory(DiskStore(tmp_path))
     run_async(memory.learn(SKILL_RUN))

@@ -46,12 +46,13 @@ def test_every_command_has_an_entry_in_the_client_part():
 def test_every_owning_tool_takes_its_commands_params_model_and_is_tested():
     tools = {t.name: t for t in TOOLS}
     tests = "".join((ROOT / "tests/inmemory" / name).read_text()
-                    for name in ("test_page_tools.py", "test_human_loop.py", "test_webmcp.py"))
+                    for name in ("test_page_tools.py", "test_human_loop.py", "test_webmcp.py", "test_leases.py"))
     for cmd in COMMAND_TABLE.values():
         if cmd.tool is None:
             continue
         tool = tools[cmd.tool]
-        owners = ("bridge.tools.page.tools", "bridge.tools.user", "bridge.tools.page.webmcp")
+        owners = ("bridge.tools.page.tools", "bridge.tools.page.open_tab", "bridge.tools.user",
+                  "bridge.tools.page.webmcp")
         assert tool.handler.__module__ in owners, cmd.tool
         assert f'"{cmd.tool}"' in tests or f'"{cmd.name}"' in tests, f"{cmd.tool} has no in-memory test"
         if cmd.tool in NOT_FLAT:

@@ -100,6 +100,20 @@ class Page:
         return self._state.desktop
 
     @property
+    def registry(self) -> Any:
+        """This bridge's tabs (bridge/pages/registry.py): page_open waits there for the tab it opened."""
+        return self._state.registry
+
+    def own(self, tab_id: str) -> bool:
+        """Make tab `tab_id` the calling agent's own (bridge/pages/leases.py); False when no agent calls."""
+        if self.ctx is None:
+            return False
+        from bridge.server.agents import holder
+        key, who = holder(self.ctx, self.settings.stateless)
+        self._state.leases.own(tab_id, key, who)
+        return True
+
+    @property
     def document(self) -> str | None:
         """The identity of the page's document as it last registered (None for a client that sends none)."""
         return self.target.inst.doc

@@ -26,8 +26,9 @@ from bridge.tools.page.handle import Page, in_frame
 #: What page_exec(command=…) may name: every command but `record`, which the human's recording tools start (an agent
 #: never starts recording the human's input; bridge/skills/recording.py), and `tools`/`tool_call`: a page's own WebMCP
 #: tools are reached through page_tools / page_call_tool only, whose answers are marked as the page's and whose
-#: arguments are checked against the page's schema (bridge/tools/page/webmcp.py).
-Command = Literal[tuple(c for c in COMMANDS if c not in ("record", "tools", "tool_call", "problems", "maps"))]  # type: ignore[valid-type]
+#: arguments are checked against the page's schema (bridge/tools/page/webmcp.py); `open` is page_open's (it waits for
+#: the new tab and makes it the agent's own: bridge/tools/page/open_tab.py).
+Command = Literal[tuple(c for c in COMMANDS if c not in ("record", "tools", "tool_call", "problems", "maps", "open"))]  # type: ignore[valid-type]
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
