@@ -168,9 +168,10 @@ RULES: dict[str, tuple[str, ...]] = {
     "bridge.cluster": ("bridge.errors", "bridge.pages", "bridge.human", "bridge.shared.seam"),
     "bridge.tools": ("bridge.errors", "bridge.settings", "bridge.state", "bridge.desktop", "bridge.pages",
                      "bridge.human", "bridge.runs.budgets", *PLUMBING),
-    # the page tools: of the other tools only their shared parts
+    # the page tools: of the other tools only their shared parts, and page_open's desktop route desktop_open_url
     "bridge.tools.page": ("bridge.errors", "bridge.settings", "bridge.state", "bridge.desktop", "bridge.pages",
-                          "bridge.human", "bridge.tools.base", "bridge.tools.outputs", *PLUMBING),
+                          "bridge.human", "bridge.tools.base", "bridge.tools.outputs", "bridge.tools.desktop.apps",
+                          *PLUMBING),
     # the one road into tools (bridge/tools/road.py) is all runs and skills know of the tools
     "bridge.runs": ("bridge.errors", "bridge.settings", "bridge.pages", "bridge.human", "bridge.tools.road",
                     *PLUMBING),

@@ -3,5 +3,5 @@ WebMCP's page_tools and page_call_tool in webmcp.py, and `--mirror-page-tools` i
 page or user tool works on (handle.py), the one act pipeline (act.py) with its upload and desktop hand-over
 (upload.py, desktop.py), the dev server's updates (dev.py), what broke and the vitals at the lines written
 (problems.py, vitals.py). It may import errors, settings, state, desktop, pages, human and the server's plumbing,
-and of the other tools only their shared parts (base, outputs); this file imports nothing, so base.py can import
-the handle."""
+and of the other tools only their shared parts (base, outputs) and desktop_open_url (page_open's desktop route);
+this file imports nothing, so base.py can import the handle."""
