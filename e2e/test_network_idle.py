@@ -1,6 +1,6 @@
 """Network idle that means idle, in real Chromium: an open event stream (messages every 100 ms) or a streaming
 answer nobody reads never keeps a page busy; a body the app reads does, until it ends; an act that starts a quick
-fetch answers settled in a fraction of a second. (An open WebSocket: Vite's HMR socket, e2e/test_frameworks.py.)"""
+fetch answers settled in a fraction of a second. (An open WebSocket: Vite's HMR socket, e2e/test_devserver.py.)"""
 
 import time
 
