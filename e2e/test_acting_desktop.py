@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from mcp.types import Implementation
 
 from e2e.corpus import APPS, CorpusServer
 from tests.desktop.conftest import png_pixels
@@ -195,3 +196,27 @@ def test_a_real_drag_through_the_desktop_reorders_a_sortable_list(desktop_bridge
         assert js(client, page_id, "moves")[0].startswith(f"{mode}: 0 -> "), js(client, page_id, "moves")
     finally:
         server.close()
+
+
+def test_page_open_opens_a_tab_of_the_agents_own_on_the_desktop_and_keeps_other_agents_out(desktop_bridge, on_desktop,
+                                                                                          client):
+    """page_open from a tab whose client came by script tag, with the desktop on: a new Chromium on the private
+    desktop at the same page, connected by its own script tag, answered as the opener's own tab; another MCP client
+    is refused there at once and the opener acts; desktop_quit_app closes it by the pid the answer gave."""
+    page_id, server = on_desktop
+    out = ok(client.call("page_open", {"pageId": page_id, "timeout": 40}))
+    assert out["route"] == "desktop" and out["own"] is True and out["pageId"] != page_id, out
+    assert out["url"] == server.url(PAGE) and isinstance(out["pid"], int)
+    windows = ok(client.call("desktop_list_apps"))["launched"]
+    assert any(a["pid"] == out["pid"] and a["running"] for a in windows), windows
+    other = McpSession(desktop_bridge.mcp_url, desktop_bridge.token,
+                       client_info=Implementation(name="other-agent", version="1"))
+    try:
+        busy = other.call("page_exec", {"pageId": out["pageId"], "code": "1"})
+        assert busy.is_error and text_of(busy).startswith("[page_busy]") and "own tab" in text_of(busy), text_of(busy)
+        assert not other.call("page_exec", {"pageId": page_id, "code": "1"}).is_error  # the first tab is free
+    finally:
+        other.close()
+    assert js(client, out["pageId"], "location.href") == server.url(PAGE)
+    quit_ = ok(client.call("desktop_quit_app", {"pid": out["pid"]}))
+    assert quit_["exited"] is True, quit_

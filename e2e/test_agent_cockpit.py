@@ -3,6 +3,8 @@ answered shown with it), the takeover answered there with a note, cancel, and th
 
 from __future__ import annotations
 
+import threading
+import time
 
 import pytest
 
@@ -148,3 +150,37 @@ def test_show_renders_a_finished_run_from_its_trace_and_activity_says_its_end(mo
     assert "Loaded Quince" in ended.locator("td.details").inner_text()
     started = cockpit.locator(f"#feed tr[data-kind=run][data-run='{run_id}']", has_text="started")
     assert "Load the item the human names" in started.locator("td.details").inner_text()
+
+
+def test_while_the_model_thinks_the_live_card_says_so_and_its_badge_and_history_row_agree(model, agent_bridge, api,
+                                                                                       app_page, context):
+    """A model call held 6 s: the live card shows the planning badge and a line saying the model is working with
+    the seconds counting; the history row of that run says the same state as the badge; the line goes once the
+    model answers."""
+    held = threading.Event()
+
+    def slow(req: Req):
+        if not req.called("plan") and not held.is_set():
+            held.set()
+            time.sleep(6)  # the model server thinking (its own thread): the run waits on the HTTP answer
+        if req.verifying:
+            return call("verdict", done=True, reason="nothing to do")
+        if not req.called("plan"):
+            return call("plan", steps=["look"])
+        return call("finish", summary="looked")
+
+    model.policies["default"] = slow
+    cockpit = context.new_page()
+    cockpit.goto(agent_bridge.base + "/#runs")
+    cockpit.locator("#run-task").fill("Look at the page")
+    cockpit.locator("#run-start").click()
+    cockpit.locator("#run-model:not([hidden])", has_text="the model is working (planning, call 1): 5 s").wait_for(
+        timeout=20000)
+    assert cockpit.locator("#run-state").inner_text() == "planning"
+    run_id = cockpit.locator("#run-live").get_attribute("data-run")
+    row = cockpit.locator(f"#runs tr[data-run='{run_id}']")
+    row.wait_for(timeout=10000)
+    assert row.get_attribute("data-state") == "planning" == cockpit.locator("#run-state").get_attribute("data-state")
+    cockpit.locator("#run-summary[data-state=done]").wait_for(timeout=30000)
+    assert cockpit.locator("#run-model").is_hidden()
+    assert row.get_attribute("data-state") == "done"

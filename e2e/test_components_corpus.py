@@ -33,12 +33,12 @@ def act(mcp: McpSession, page: Any, **kw: Any) -> dict[str, Any]:
     return ok(mcp.call("page_act", {"pageId": page.page_id, **kw}))
 
 
-def ref_of(mcp: McpSession, page: Any, line: str) -> str:
-    """The ref on the lean snapshot's line that matches `line` (a regex)."""
-    tree = ok(mcp.call("page_snapshot", {"pageId": page.page_id}))["tree"]
+def ref_of(mcp: McpSession, page: Any, line: str, detailed: bool = False) -> str:
+    """The ref on the lean (or detailed) snapshot's line that matches `line` (a regex)."""
+    tree = ok(mcp.call("page_snapshot", {"pageId": page.page_id, **({"detailed": True} if detailed else {})}))["tree"]
     for row in tree.splitlines():
         if re.search(line, row):
-            found = re.search(r"\[ref=(e\d+)\]", row)
+            found = re.search(r"\[ref=(e\d+(?:@[a-z]{2})?)\]", row)
             assert found, row
             return found.group(1)
     raise AssertionError(f"no line matches {line!r} in:\n{tree}")
@@ -191,6 +191,7 @@ def test_a_map_is_panned_by_drag_and_by_arrow_keys_through_its_ref(corpus, conte
     page = open_page(context, corpus.url(MAP[0]))
     page.wait_for_function(MAP[1])
     ref = ref_of(mcp, page, r'clickable "Map of the meeting place"')
+    assert ref_of(mcp, page, r'clickable "Map of the meeting place"', detailed=True)  # the detailed snapshot too
     start = page.evaluate(CENTRE)
     dragged = act(mcp, page, action="drag", ref=ref, dx=-200, dy=0)
     assert "effect" not in dragged, dragged

@@ -120,20 +120,18 @@ def test_a_repro_skill_replays_the_error_before_the_fix_and_not_after_it(cart, v
     before = ok(mcp.call("skill_run", {"pageId": cart.page_id, "name": "cart-crash"}))
     assert before["error"]["reproduced"] is True, before
 
-    # the fix, applied by the dev server's hot update (same page, same id)
+    # the fix, applied by the dev server's hot update (same page, same id): the loop as an agent runs it — edit,
+    # page_wait for the update after the count the last answer gave, click once
     src = vite.file("src/cart.ts")
     text = src.read_text()
+    doc = cart.evaluate("performance.timeOrigin")
+    count = ok(mcp.call("page_console", {"pageId": cart.page_id}))["updates"]
     vite.write("src/cart.ts", text.replace("const product = CATALOG[line.id]",
                                            "const product = CATALOG[line.id] ?? { id: line.id, name: line.id, price: 0 }"))
-    wait_until(lambda: "hmr update" in vite.log.read_text(errors="replace"), 20, 0.1, "vite's hot update")
-    # the hot update reached the page (no reload): the same click, in the same document, breaks nothing now
-    doc = cart.evaluate("performance.timeOrigin")
-
-    def fixed() -> bool:
-        out = ok(mcp.call("page_act", {"pageId": cart.page_id, "action": "click", "ref": ref_of(mcp, cart.page_id, "Add")}))
-        return not out.get("errors")
-
-    wait_until(fixed, 10, 0.2, "the hot update's fix in the page")
+    waited = ok(mcp.call("page_wait", {"pageId": cart.page_id, "update": count, "timeout": 20}))
+    assert waited["updates"] > count and not waited.get("reloaded"), waited
+    again = ok(mcp.call("page_act", {"pageId": cart.page_id, "action": "click", "ref": ref_of(mcp, cart.page_id, "Add")}))
+    assert not again.get("errors") and again["done"][0].get("effect") != "threw", again
     assert cart.evaluate("performance.timeOrigin") == doc
     after = ok(mcp.call("skill_run", {"pageId": cart.page_id, "name": "cart-crash"}))
     assert after["error"]["reproduced"] is False and after["state"] == "done", after

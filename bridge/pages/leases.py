@@ -40,6 +40,8 @@ class Lease:
     changed: asyncio.Event = field(default_factory=asyncio.Event)
     #: The holder opened this tab for itself (page_open): it stays theirs OWN_IDLE s after their last call.
     own: bool = False
+    #: The tab (registry instance) it owns: an id given again to another tab later is not the owned one.
+    tab_obj: Any = None
 
     @property
     def live(self) -> bool:
@@ -78,8 +80,12 @@ class Leases:
         return lease
 
     @asynccontextmanager
-    async def acting(self, tab: str, holder: Any, name: str, tool: str) -> AsyncIterator[Lease]:
-        """Hold `tab` for one acting call (waiting, bounded, for another agent's lease to end)."""
+    async def acting(self, tab: str, holder: Any, name: str, tool: str, tab_obj: Any = None) -> AsyncIterator[Lease]:
+        """Hold `tab` for one acting call (waiting, bounded, for another agent's lease to end); `tab_obj`: the tab
+        as the registry holds it now."""
+        stale = self._by_tab.get(tab)
+        if stale is not None and stale.own and tab_obj is not None and stale.tab_obj not in (None, tab_obj):
+            del self._by_tab[tab]  # owned a tab that is gone: its id was given to another
         lease = await self._take(tab, holder, name, tool)
         cancelled = False
         try:
@@ -126,13 +132,13 @@ class Leases:
             finally:
                 self.waiting -= 1
 
-    def own(self, tab: str, holder: Any, name: str) -> Lease:
+    def own(self, tab: str, holder: Any, name: str, tab_obj: Any = None) -> Lease:
         """Make `tab` the holder's own (it opened it with page_open): other agents' acting calls there answer
         [page_busy] at once until OWN_IDLE s after the holder's last acting call there."""
         lease = self._by_tab.get(tab)
         if lease is None or lease.holder != holder:
             lease = self._by_tab[tab] = Lease(tab, holder, name, "page_open")
-        lease.own = True
+        lease.own, lease.tab_obj = True, tab_obj
         lease.until = time.time() + OWN_IDLE
         lease.poke()
         return lease

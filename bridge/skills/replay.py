@@ -7,6 +7,8 @@ the end."""
 
 from __future__ import annotations
 
+import re
+
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -210,15 +212,26 @@ def reproduced(skill: Skill, errors: list[str]) -> dict[str, Any] | None:
     if not wanted:
         return None
     hits = [e for e in errors if wanted in e]
-    out: dict[str, Any] = {"wanted": wanted, "reproduced": bool(hits)}
-    if hits:
-        out["seen"] = hits[:3]
-    others = [e for e in errors if wanted not in e]
+    # the same function in the same file at another line: the fix (or any edit above it) moved the line
+    moved = [e for e in errors if e not in hits and (where := _function_and_file(wanted)) and where in e]
+    out: dict[str, Any] = {"wanted": wanted, "reproduced": bool(hits or moved)}
+    if hits or moved:
+        out["seen"] = (hits + moved)[:3]
+    if moved and not hits:
+        out["note"] = ("The same function in the same file threw, at another line than when the skill was saved "
+                       "(the file was edited since): counted as the error coming back.")
+    others = [e for e in errors if e not in hits and e not in moved]
     if others:
         out["others"] = others[:5]
-    out["summary"] = (f"the error came back: {hits[0]}" if hits else
+    out["summary"] = (f"the error came back: {(hits + moved)[0]}" if hits or moved else
                       "the error did not come back" + (f" (other errors: {others[0]})" if others else ""))
     return out
+
+
+def _function_and_file(frame: str) -> str | None:
+    """'priceWithTax (src/cart.ts:16:18)' -> 'priceWithTax (src/cart.ts:' (None for a frame of another shape)."""
+    m = re.match(r"^(.+ \([^()]+?):\d+:\d+\)$", frame)
+    return m.group(1) + ":" if m else None
 
 
 async def check_until(skill: Skill, values: dict[str, str], page: str | None, call: ToolCall,

@@ -113,7 +113,7 @@ class Tool:
                     first = state if scope is None else scope(state)
                 if leased:
                     key, who = holder(ctx, state.settings.stateless)
-                    async with state.leases.acting(first.target.inst.id, key, who, name):
+                    async with state.leases.acting(first.target.inst.id, key, who, name, first.target.inst):
                         value = await handler(first, **args)
                 else:
                     value = await handler(first, **args)

@@ -133,7 +133,10 @@ function cockpitRuns({ $, post, el, setText, ago }) {
       else {
         showTakeover(null);
         const row = el('tr', { class: 'human' });
-        row.append(el('td', { colspan: '5' }, 'human: ' + e.action + ' via ' + e.via + (e.note ? ' — ' + e.note : '')));
+        // who answered: the human (cockpit, terminal), or words that are not the human's (the page's card, which its
+        // scripts could answer; the MCP client that started the run as a task)
+        const who = e.via === 'mcp' ? 'the MCP client' : e.via === 'page' ? 'the page card' : 'human';
+        row.append(el('td', { colspan: '5' }, who + ': ' + e.action + ' via ' + e.via + (e.note ? ' — ' + e.note : '')));
         steps.append(row);
       }
     } else if (e.type === 'run_done') {

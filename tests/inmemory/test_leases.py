@@ -172,3 +172,15 @@ async def test_a_window_whose_client_never_connects_is_said_plainly_within_the_t
         said = await b.error("page_open", {"pageId": f"{conn.inst.id}/host", "timeout": 0.6})
         assert said.startswith("[not_connected] The window opened in the human's browser, but no page client of "
                                "http://localhost:5173 connected from it within") and "enabled in its popup" in said
+
+
+async def test_an_own_tab_that_is_gone_does_not_pass_its_ownership_to_the_next_tab_given_its_id(tmp_path: Path):
+    async with bridge(tmp_path) as b:
+        gone = b.connect_page(url="http://localhost:5173/")
+        b.state.leases.own(gone.inst.id, ("client", "editor-agent", "1.0", "x"), "editor-agent 1.0", gone.inst)
+        b.state.registry.forget(gone.inst)
+        again = b.connect_page(url="http://localhost:5173/")  # the first tab on the port gets the port as its id
+        assert again.inst.id == gone.inst.id
+        async with named(b, "terminal-agent") as terminal:
+            out = await terminal.call_tool("page_exec", {"pageId": f"{again.inst.id}/host", "code": "1"})
+            assert not out.is_error, text_of(out)

@@ -66,3 +66,19 @@ def test_a_repro_skill_says_whether_its_error_came_back_among_the_steps_errors()
     assert back["reproduced"] is True and back["others"] == ["Uncaught Error: y"]
     assert reproduced(skill, [])["summary"] == "the error did not come back"
     assert reproduced(skill.model_copy(update={"until": None}), ["x"]) is None
+
+
+def test_the_error_thrown_by_the_same_function_at_a_moved_line_counts_as_come_back():
+    """An edit above the failing line (or a fix that did not fix it) moves the error: the same function in the same
+    file still reproduces it, said in a note; another function or file does not."""
+    from bridge.skills.format import Skill, Step, Until
+    from bridge.skills.replay import reproduced
+
+    skill = Skill(name="r", scope="http://localhost:5173", steps=[Step(action="goto", url="http://localhost:5173/")],
+                  until=Until(error="priceWithTax (src/cart.ts:13:15)"))
+    moved = reproduced(skill, ["Uncaught TypeError: x at priceWithTax (src/cart.ts:15:15)"])
+    assert moved["reproduced"] is True and "another line" in moved["note"] and "others" not in moved
+    assert moved["summary"] == "the error came back: Uncaught TypeError: x at priceWithTax (src/cart.ts:15:15)"
+    elsewhere = reproduced(skill, ["Uncaught TypeError: x at priceWithTax (src/other.ts:13:15)",
+                                   "Uncaught TypeError: x at addToCart (src/cart.ts:13:15)"])
+    assert elsewhere["reproduced"] is False and len(elsewhere["others"]) == 2

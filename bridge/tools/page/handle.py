@@ -110,7 +110,7 @@ class Page:
             return False
         from bridge.server.agents import holder
         key, who = holder(self.ctx, self.settings.stateless)
-        self._state.leases.own(tab_id, key, who)
+        self._state.leases.own(tab_id, key, who, self._state.registry.instances.get(tab_id))
         return True
 
     @property

@@ -50,6 +50,7 @@ async def page_open(
         use = "extension" if opener.attach == "extension" else "desktop" if page.desktop is not None else "none"
     before = set(page.registry.instances)
     started = time.monotonic()
+    extra: dict[str, Any] = {}
     if use == "extension":
         if opener.attach != "extension":
             raise errors.BridgeError(f"route 'extension' opens from a tab the dbg-bridge extension connected; tab "
@@ -62,7 +63,10 @@ async def page_open(
             raise errors.BridgeError("route 'desktop' needs the bridge's desktop: start the bridge with "
                                      "DBG_DESKTOP_ENABLED=1.", code="no_route")
         from bridge.tools.desktop.apps import desktop_open_url  # the desktop family's own launch and consent
-        await desktop_open_url(page.desktop, target, timeout)
+        opened = await desktop_open_url(page.desktop, target, timeout)
+        pid = (opened.get("app") or {}).get("pid")
+        if pid is not None:  # the browser the bridge launched for it: desktop_quit_app closes it
+            extra["pid"] = pid
     else:
         raise errors.BridgeError(
             f"The bridge has no way to open a tab here: tab {opener.id} came from a script tag or a plugin, which "
@@ -72,7 +76,8 @@ async def page_open(
             "a browser on its desktop.", code="no_route")
     inst = await arrived(page.registry, before, origin, timeout - (time.monotonic() - started), use)
     own = page.own(inst.id)
-    return {"pageId": f"{inst.id}/host", "url": inst.url, "title": inst.title, "route": use, "own": own, "ms": round((time.monotonic() - started) * 1000)}
+    return {"pageId": f"{inst.id}/host", "url": inst.url, "title": inst.title, "route": use, "own": own, **extra,
+            "ms": round((time.monotonic() - started) * 1000)}
 
 
 async def arrived(registry: Any, before: set[str], origin: str, timeout: float, route: str) -> Instance:
@@ -100,4 +105,4 @@ async def arrived(registry: Any, before: set[str], origin: str, timeout: float, 
 
 
 TOOLS = [Tool(page_open, acting("Open a tab of your own", destructive=False),
-              output=obj("title:?str", "url:?str", pageId="str", route="str", own="bool", ms="num"))]
+              output=obj("title:?str", "url:?str", "pid:int", pageId="str", route="str", own="bool", ms="num"))]
