@@ -575,7 +575,7 @@ class ViewportResult(_Result):
     focused: bool
 
 
-# ---- WebMCP: the tools a page registers (bridge/pages/webmcp.py reads them, bridge/tools/page/webmcp.py offers them) ------
+# ---- WebMCP: the tools a page registers (bridge/pages/webmcp.py reads them, bridge/tools/page/webmcp.py offers them) --
 
 class WebToolRow(_Result):
     """One tool as the page's client describes it: its input schema as JSON text (the bridge parses and bounds

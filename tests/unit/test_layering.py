@@ -288,8 +288,8 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 #: Import edges that close a cycle, allowed with the reason (remove the edge's entry when the cycle is gone).
 ALLOWED_CYCLE_EDGES: dict[tuple[str, str], str] = {
-    ("bridge.desktop.keyboard.type_text", "bridge.desktop.actions"): "both lazy: type_text.py is actions.type_text's body, "
-                                                            "split out for size, and reads actions' clickable_point",
+    ("bridge.desktop.keyboard.type_text", "bridge.desktop.actions"):
+        "both lazy: type_text.py is actions.type_text's body, split out for size, and reads actions' clickable_point",
 }
 
 
