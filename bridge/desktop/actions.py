@@ -331,8 +331,9 @@ def focus_target(b: Any, loc: Located) -> str:
 
 
 def type_text(b: Any, t: Target, text: str, *, replace: bool = False, method: str = "auto") -> dict[str, Any]:
-    """Type into the target and read it back (bridge/desktop/type_text.py): not_typed when the field does not hold it."""
-    from bridge.desktop import type_text as typing_
+    """Type into the target and read it back (bridge/desktop/keyboard/type_text.py): not_typed when the field does not
+    hold it."""
+    from bridge.desktop.keyboard import type_text as typing_
 
     loc = locate(b, t, required=False)
     assert loc is not None

@@ -118,7 +118,7 @@ class ActionParams(Params):
 
 
 class Upload(Params):
-    """One file the bridge read for an upload action (bridge/tools/page_upload.py), as the page's File gets it."""
+    """One file the bridge read for an upload action (bridge/tools/page/upload.py), as the page's File gets it."""
 
     name: Annotated[str, Field(min_length=1, max_length=255)]
     type: Annotated[str, Field(max_length=200)] = ""
@@ -144,7 +144,7 @@ class ActParams(ActionParams):
 
 class ActWire(ActParams):
     """act as the page gets it: the agent's params plus the bridge's plumbing, which only the act pipeline
-    (bridge/tools/act.py) fills in."""
+    (bridge/tools/page/act.py) fills in."""
 
     #: Seconds the actionability checks may wait, all actions together (set from the call's timeout).
     checkTimeout: Annotated[float, Field(ge=0, le=300)] = 5
@@ -194,7 +194,7 @@ class WaitParams(Params):
     ref: Ref = None
     url: Annotated[Target | None, Field(description="URL contains.")] = None
     networkIdle: Annotated[bool, Field(description="Nothing in flight for 500 ms.")] = False
-    #: A failed update answers [update_failed] with its error at file:line (bridge/tools/page_dev.py).
+    #: A failed update answers [update_failed] with its error at file:line (bridge/tools/page/dev.py).
     update: Annotated[int | None, Field(ge=0, description="Next hot update or reload after this `updates`.")] = None
     state: Literal["visible", "hidden", "enabled"] = "visible"
     #: Seconds (the call waits a little longer, for the answer to travel).
@@ -575,7 +575,7 @@ class ViewportResult(_Result):
     focused: bool
 
 
-# ---- WebMCP: the tools a page registers (bridge/pages/webmcp.py reads them, bridge/tools/webmcp.py offers them) ------
+# ---- WebMCP: the tools a page registers (bridge/pages/webmcp.py reads them, bridge/tools/page/webmcp.py offers them) --
 
 class WebToolRow(_Result):
     """One tool as the page's client describes it: its input schema as JSON text (the bridge parses and bounds

@@ -32,7 +32,7 @@ class Row:
     description: str
     schema: dict[str, Any]
     read_only: bool
-    source: str  # "bridge", "mcp:NAME", "seam" or "page" (a page's own WebMCP tool: bridge/tools/webmcp.py)
+    source: str  # "bridge", "mcp:NAME", "seam" or "page" (a page's own WebMCP tool: bridge/tools/page/webmcp.py)
 
     def openai(self) -> dict[str, Any]:
         return {"type": "function", "function": {"name": self.name, "description": self.description,

@@ -30,9 +30,9 @@ from bridge.tools import arguments as args_check
 from bridge.tools import enabled_tools
 from bridge.tools.agent_tasks import RunTasks
 from bridge.tools.base import Tool, error_result
-from bridge.tools import webmcp
+from bridge.tools.page import webmcp
 from bridge.tools.road import Road
-from bridge.tools.webmcp_mirror import HINTS, Mirror
+from bridge.tools.page.mirror import HINTS, Mirror
 
 INSTRUCTIONS = (
     "dbg-bridge connects you to the developer's running web app. Call page_list to see every connected tab and "
@@ -54,7 +54,7 @@ class BridgeServer(MCPServer):
         super().__init__(tools=tools, **kwargs)
         self.state = state
         self.schemas = {t.name: t.parameters for t in tools}
-        #: `--mirror-page-tools`: the pages' WebMCP tools as tools of their own (bridge/tools/webmcp_mirror.py).
+        #: `--mirror-page-tools`: the pages' WebMCP tools as tools of their own (bridge/tools/page/mirror.py).
         self.mirror: Mirror | None = None
 
     async def list_tools(self) -> list[Any]:

@@ -1,10 +1,12 @@
 """Every tool family, joined into the one table the MCP server registers."""
 
 from bridge.settings import Settings
-from bridge.tools import agent, desktop, inbox, page, page_open, skill, user, webmcp
+from bridge.tools import agent, desktop, inbox, skill, user
+from bridge.tools.page import open_tab as page_open, tools as page, webmcp
 from bridge.tools.base import Tool
 
-TOOLS: list[Tool] = [*page.TOOLS, *page_open.TOOLS, *webmcp.TOOLS, *user.TOOLS, *inbox.TOOLS, *skill.TOOLS, *desktop.TOOLS, *agent.TOOLS]
+TOOLS: list[Tool] = [*page.TOOLS, *page_open.TOOLS, *webmcp.TOOLS, *user.TOOLS, *inbox.TOOLS, *skill.TOOLS,
+                     *desktop.TOOLS, *agent.TOOLS]
 
 
 def enabled_tools(settings: Settings) -> list[Tool]:

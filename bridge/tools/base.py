@@ -23,7 +23,7 @@ from bridge.pages.registry import document_info
 from bridge.server.agents import holder
 from bridge.server.progress import REQUEST
 from bridge.tools import flatten
-from bridge.tools.page_handle import Page
+from bridge.tools.page.handle import Page
 from bridge.tools.road import note_raised
 
 if TYPE_CHECKING:

@@ -17,7 +17,7 @@ from mcp.types import Tool as McpTool
 
 from bridge.errors import BridgeError
 from bridge.pages.webmcp import compact
-from bridge.tools.webmcp_mirror import describe, page_tools_of
+from bridge.tools.page.mirror import describe, page_tools_of
 
 #: The errors tools raised during the call `Road.value` is waiting for (Tool.bind adds each): the raised error
 #: keeps what its text does not (e.g. `dispatched`, whether a page command was sent).

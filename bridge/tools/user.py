@@ -12,7 +12,7 @@ from bridge import errors
 from bridge.pages.commands import NotifyParams
 from bridge.tools.base import Tool, acting
 from bridge.tools.outputs import obj
-from bridge.tools.page_handle import Page
+from bridge.tools.page.handle import Page
 
 
 async def user_ask(

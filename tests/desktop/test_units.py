@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bridge.desktop.errors import DesktopError
-from bridge.desktop.keys import parse_chord
+from bridge.desktop.keyboard.keys import parse_chord
 from bridge.desktop.selectors import Selector, matcher, nearest, pick, roles_for
 from bridge.settings import Settings, SettingsError, load_settings
 from bridge.tools import TOOLS, enabled_tools

@@ -1,4 +1,4 @@
-"""One act pipeline (bridge/tools/act.py): page_act and page_exec(command='act') run an act the same way — the
+"""One act pipeline (bridge/tools/page/act.py): page_act and page_exec(command='act') run an act the same way — the
 policy and its consent, the upload (consent, then the files), the desktop hand-over of `trusted: true` and the
 resume — and answer alike; the bridge's plumbing fields are not the agent's to give."""
 

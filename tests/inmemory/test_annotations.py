@@ -14,7 +14,7 @@ EXPECTED = {
     "page_vitals": (True, False, True, False),
     "page_network": (True, False, True, False), "page_source": (True, False, True, False),
     "page_highlight": (False, False, False, False), "page_screenshot": (True, False, True, False),
-    # a page's own tool may do anything on its origin, whatever the page says (bridge/tools/webmcp.py)
+    # a page's own tool may do anything on its origin, whatever the page says (bridge/tools/page/webmcp.py)
     "page_tools": (True, False, True, False), "page_call_tool": (False, True, False, True),
     "user_ask": (False, False, False, False), "user_notify": (False, False, False, False),
     # marking items seen or done twice leaves them as once: not read-only, but harmless to repeat

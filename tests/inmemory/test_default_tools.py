@@ -11,7 +11,8 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from bridge.pages.protocol import RegisterRequest
-from bridge.tools import inbox, page, user
+from bridge.tools import inbox, user
+from bridge.tools.page import tools as page
 from tests.inmemory.harness import Bridge, FakeConnection, bridge, echo, eventually
 from tests.inmemory.test_human_loop import human
 

@@ -14,7 +14,7 @@ import pytest
 
 from bridge.skills.format import Skill, Step
 from bridge.pages.protocol import parse_up
-from bridge.tools import page_upload
+from bridge.tools.page import upload as page_upload
 from bridge.pages.up_messages import handle_up
 from tests.inmemory.harness import Bridge, bridge, echo, eventually
 

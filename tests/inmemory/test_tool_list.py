@@ -1,7 +1,7 @@
 """tools/list is paid for in every agent's context: the default family (page_*, user_*, inbox) stays within
 10,900 characters of JSON as a client receives it (10,000 until page_wait's `update`, the dev server's next hot
 update, and page_vitals with page_console's debugging options joined it; 10,700 until page_act offered every
-parameter of the agent's, dx, dy and dryRun included, and hid none: bridge/tools/act.py; 10,775 until input schemas
+parameter of the agent's, dx, dy and dryRun included, and hid none: bridge/tools/page/act.py; 10,775 until input schemas
 gave up `type` arrays for `anyOf`, which every model API takes: tests/inmemory/test_schema_portability.py),
 outputSchema aside; the
 skill family (skill_list, skill_run) within 800 more (`--disable-tools 'skill_*'` takes it out), the WebMCP family (page_tools, page_call_tool) within

@@ -1,7 +1,7 @@
-"""Mapping a tab's viewport onto the bridge's desktop (bridge/tools/page_desktop.py): where a CSS-px point lands on
+"""Mapping a tab's viewport onto the bridge's desktop (bridge/tools/page/desktop.py): where a CSS-px point lands on
 the screen, and page key names as the desktop family spells them."""
 
-from bridge.tools.page_desktop import screen_box, screen_point, x_keys
+from bridge.tools.page.desktop import screen_box, screen_point, x_keys
 
 # Chromium on openbox as seen in e2e/test_acting_desktop.py: a 1050x780 window at 10,10 with a 4-px border and a
 # 1042x633 viewport under its tab strip and toolbar

@@ -13,7 +13,7 @@ from bridge.pages.protocol import FrameInfo, RegisterRequest
 from bridge.settings import load_settings
 from bridge.state import BridgeState
 from bridge.pages.registry import tab_slice
-from bridge.tools.page import page_list
+from bridge.tools.page.tools import page_list
 from tests.support import run_async
 
 

@@ -12,7 +12,7 @@ from bridge.tools import TOOLS
 from bridge.tools.flatten import params_model
 
 ROOT = Path(__file__).resolve().parents[2]
-RECIPE = {"model": "bridge/pages/commands.py", "client": "inject/commands.js", "tool": "bridge/tools/page.py",
+RECIPE = {"model": "bridge/pages/commands.py", "client": "inject/commands.js", "tool": "bridge/tools/page/tools.py",
           "test": "tests/inmemory/test_page_tools.py"}
 #: Tools that own a command without being a thin front for it: page_exec runs any command (eval by code),
 #: user_ask asks a question and waits (the `ask` command is the bridge's plumbing for question cards), page_tools and
@@ -51,8 +51,9 @@ def test_every_owning_tool_takes_its_commands_params_model_and_is_tested():
         if cmd.tool is None:
             continue
         tool = tools[cmd.tool]
-        assert tool.handler.__module__ in ("bridge.tools.page", "bridge.tools.page_open", "bridge.tools.user",
-                                           "bridge.tools.webmcp"), cmd.tool
+        owners = ("bridge.tools.page.tools", "bridge.tools.page.open_tab", "bridge.tools.user",
+                  "bridge.tools.page.webmcp")
+        assert tool.handler.__module__ in owners, cmd.tool
         assert f'"{cmd.tool}"' in tests or f'"{cmd.name}"' in tests, f"{cmd.tool} has no in-memory test"
         if cmd.tool in NOT_FLAT:
             continue

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from bridge.settings import Settings
 from bridge.state import BridgeState
-from bridge.tools.page_handle import Page
+from bridge.tools.page.handle import Page
 
 
 def state_in(tmp_path: Path) -> BridgeState:

@@ -18,7 +18,7 @@ from bridge.desktop.apps import Apps, LaunchedApps
 from bridge.desktop.atspi.elements import AtspiElements
 from bridge.desktop.backend import Shot
 from bridge.desktop.errors import DesktopError
-from bridge.desktop.keys import KEY_ALIASES, MODIFIERS
+from bridge.desktop.keyboard.keys import KEY_ALIASES, MODIFIERS
 from bridge.desktop.wayland import session as sessions
 from bridge.desktop.wayland.ipc import GET_SEATS, Ipc
 
@@ -47,7 +47,7 @@ def keysym_name(key: str) -> str:
     if len(key) == 1:
         if key.isalnum() and key.isascii():
             return key
-        from bridge.desktop.keysyms import keysym_name as named
+        from bridge.desktop.keyboard.keysyms import keysym_name as named
 
         code = ord(key)
         sym = code if 0x20 <= code <= 0xFF else 0x01000000 | code

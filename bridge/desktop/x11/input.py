@@ -13,7 +13,7 @@ from Xlib import display as xdisplay
 from Xlib.ext import xtest
 
 from bridge.desktop.errors import DesktopError
-from bridge.desktop.keys import CHAR_KEYS, KEY_ALIASES, MODIFIERS
+from bridge.desktop.keyboard.keys import CHAR_KEYS, KEY_ALIASES, MODIFIERS
 
 BUTTONS = {"left": 1, "middle": 2, "right": 3}
 

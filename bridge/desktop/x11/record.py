@@ -27,7 +27,7 @@ from Xlib.ext import record
 from Xlib.protocol import rq
 
 from bridge.desktop.errors import DesktopError
-from bridge.desktop.keysyms import char_of, key_name, keysym_name
+from bridge.desktop.keyboard.keysyms import char_of, key_name, keysym_name
 from bridge.desktop.x11.display import open_display
 
 NO_OPERATION = 127

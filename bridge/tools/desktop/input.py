@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from bridge.desktop import actions
 from bridge.desktop.actions import Target
-from bridge.desktop.keys import parse_chord
+from bridge.desktop.keyboard.keys import parse_chord
 from bridge.desktop.selectors import Selector
 from bridge.desktop.service import Desktop
 from bridge.tools.desktop.common import (

@@ -10,7 +10,7 @@ from typing import Any
 from bridge import errors
 from bridge.pages import commands as m
 from bridge.pages.registry import Instance, dev_error_text
-from bridge.tools.page_handle import Page
+from bridge.tools.page.handle import Page
 
 
 def cursor(inst: Instance) -> tuple[int, int]:

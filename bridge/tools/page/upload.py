@@ -14,7 +14,7 @@ from pathlib import Path
 from bridge import errors
 from bridge.pages import commands as m
 from bridge.human.editor import Refused, confine, secret_like
-from bridge.tools.page_handle import Page
+from bridge.tools.page.handle import Page
 
 
 def pick(dirs: list[Path], name: str, secrets_ok: bool = False) -> Path:

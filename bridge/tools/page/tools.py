@@ -17,17 +17,17 @@ from bridge.pages import sourcemap
 from bridge.pages import commands as m
 from bridge.pages.commands import COMMANDS
 from bridge.state import BridgeState
-from bridge.tools import page_desktop, page_dev, problems, vitals
-from bridge.tools.act import act
+from bridge.tools.page import desktop, dev, problems, vitals
+from bridge.tools.page.act import act
 from bridge.tools.base import Tool, acting, read_only
 from bridge.tools.outputs import obj, of_page
-from bridge.tools.page_handle import Page, in_frame
+from bridge.tools.page.handle import Page, in_frame
 
 #: What page_exec(command=…) may name: every command but `record`, which the human's recording tools start (an agent
 #: never starts recording the human's input; bridge/skills/recording.py), and `tools`/`tool_call`: a page's own WebMCP
 #: tools are reached through page_tools / page_call_tool only, whose answers are marked as the page's and whose
-#: arguments are checked against the page's schema (bridge/tools/webmcp.py); `open` is page_open's (it waits for the new
-#: tab and makes it the agent's own).
+#: arguments are checked against the page's schema (bridge/tools/page/webmcp.py); `open` is page_open's (it waits for
+#: the new tab and makes it the agent's own: bridge/tools/page/open_tab.py).
 Command = Literal[tuple(c for c in COMMANDS if c not in ("record", "tools", "tool_call", "problems", "maps", "open"))]  # type: ignore[valid-type]
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -81,7 +81,7 @@ async def page_exec(
     started = time.perf_counter()
     if code is not None:
         command, params = "eval", {"code": code, "args": args}
-    if command == "act":  # the one act pipeline, as page_act runs it (bridge/tools/act.py)
+    if command == "act":  # the one act pipeline, as page_act runs it (bridge/tools/page/act.py)
         result: Any = {k: v for k, v in (await act(page, params, timeout)).items() if k != "pageId"}
     else:
         checked = await page.guard(command or "eval", params, timeout)  # the command's own policy, on every path
@@ -173,7 +173,7 @@ async def page_wait(page: Page, params: m.WaitParams) -> dict[str, Any]:
             raise errors.BridgeError("update waits for the dev server alone: leave out text, selector, ref, url and "
                                      "networkIdle (wait for those in a second call).",
                                      code="invalid_argument")
-        return {"pageId": page.page_id, **await page_dev.wait_update(page, params)}
+        return {"pageId": page.page_id, **await dev.wait_update(page, params)}
     if not any((params.text, params.selector, params.ref, params.url, params.networkIdle)):
         raise errors.BridgeError("Give one of text, selector, ref, url, networkIdle or update.",
                                  code="invalid_argument")
@@ -267,11 +267,11 @@ async def page_screenshot(page: Page, params: m.ScreenshotParams) -> CallToolRes
     """PNG of the tab's visible area or one element (extension or the bridge's desktop; tab in front)."""
     page, params = in_frame(page, params)
     started = time.perf_counter()
-    desk = page_desktop.running(page)
+    desk = desktop.running(page)
     wire = m.ScreenshotWire.model_validate({**m.to_wire(params), **({"desktop": True} if desk else {})})
     shot = await page.call("screenshot", wire, QUICK)
     if desk is not None and isinstance(shot, dict) and "data" not in shot:  # no extension: the desktop's pixels
-        got = await page_desktop.screenshot(page, desk, shot)
+        got = await desktop.screenshot(page, desk, shot)
         shot = {k: v for k, v in got.items() if k != "png"}
         shot["data"] = base64.b64encode(got["png"]).decode()
     data = str(shot.pop("data", "") if isinstance(shot, dict) else "")

@@ -1,14 +1,14 @@
 """page_vitals' answer: the page's long animation frames with where their time went at the lines written (sampled
 functions when the document allows profiling, else each script's entry point), and LCP, CLS, INP with the element
-each points at — the page's compiled positions mapped like an error's frames (bridge/tools/problems.py)."""
+each points at — the page's compiled positions mapped like an error's frames (bridge/tools/page/problems.py)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from bridge.pages import stacks
-from bridge.tools import problems
-from bridge.tools.page_handle import Page
+from bridge.tools.page import problems
+from bridge.tools.page.handle import Page
 
 PROFILING_HINT = ("The time was in library code (a framework's event dispatch, e.g. React's), in code the browser does "
                   "not attribute (eval'd modules, e.g. webpack's eval-source-map), or in an act's synthetic input "

@@ -17,7 +17,7 @@ from bridge import errors
 
 if TYPE_CHECKING:
     from bridge.desktop.service import Desktop
-    from bridge.tools.page_handle import Page
+    from bridge.tools.page.handle import Page
 
 #: How long the tab's window may take to show the marked title.
 FIND_WINDOW_S = 3.0

@@ -15,8 +15,8 @@ from pydantic import Field
 from bridge import errors
 from bridge.tools.base import Tool, acting, read_only
 from bridge.tools.outputs import obj
-from bridge.tools.page import QUICK
-from bridge.tools.page_handle import Page
+from bridge.tools.page.tools import QUICK
+from bridge.tools.page.handle import Page
 from bridge.pages.webmcp import PAGE_TOOL_NOTE, Catalog, WebTool
 
 #: Image types a page tool's answer may carry through (anything else is described in text).

@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 
 from bridge.pages import stacks
 from bridge.errors import BridgeError
-from bridge.tools.page_handle import Page
+from bridge.tools.page.handle import Page
 
 #: Seconds the page may take to hand over the maps of one answer's stacks.
 MAPS_WAIT = 20

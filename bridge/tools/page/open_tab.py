@@ -19,7 +19,7 @@ from bridge.pages import commands as m
 from bridge.pages.registry import Instance, url_origin
 from bridge.tools.base import Tool, acting
 from bridge.tools.outputs import obj
-from bridge.tools.page_handle import Page
+from bridge.tools.page.handle import Page
 
 Route = Literal["auto", "extension", "desktop"]
 
