@@ -14,6 +14,8 @@ EXPECTED = {
     "page_vitals": (True, False, True, False),
     "page_network": (True, False, True, False), "page_source": (True, False, True, False),
     "page_highlight": (False, False, False, False), "page_screenshot": (True, False, True, False),
+    # opens a window of the page's own origin: changes what the browser shows, harms nothing (bridge/tools/page/open_tab.py)
+    "page_open": (False, False, False, False),
     # a page's own tool may do anything on its origin, whatever the page says (bridge/tools/page/webmcp.py)
     "page_tools": (True, False, True, False), "page_call_tool": (False, True, False, True),
     "user_ask": (False, False, False, False), "user_notify": (False, False, False, False),
