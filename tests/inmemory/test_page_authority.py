@@ -188,7 +188,6 @@ async def test_a_recording_forged_over_the_page_channel_is_refused_and_the_human
         assert (await skills.skills.get("checkout")).model_dump() == before
 
 
-
 async def test_a_skill_going_to_another_origin_is_saved_only_once_the_human_confirms_that_origin(tmp_path: Path):
     async with bridge(tmp_path) as b:
         from bridge.shared.seam import open_store
