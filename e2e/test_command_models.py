@@ -94,8 +94,9 @@ def test_every_command_answers_what_its_result_model_names(app, mcp):
     seen["maps"] = check("maps", app.evaluate(plumbing, ["maps", {"urls": [app.url]}]))
     seen["navigate"] = check("navigate", run(mcp, pid, "navigate", {"action": "reload"}))
     # screenshot needs the extension: e2e/test_extension.py checks its result against the same model; tools and
-    # tool_call need a page with WebMCP tools (and page_exec does not reach them): e2e/test_webmcp.py checks them
-    assert set(seen) == set(COMMAND_TABLE) - {"screenshot", "tools", "tool_call"}
+    # tool_call need a page with WebMCP tools (and page_exec does not reach them): e2e/test_webmcp.py checks them;
+    # open needs the extension too (page_open's): e2e/test_extension.py checks it
+    assert set(seen) == set(COMMAND_TABLE) - {"screenshot", "tools", "tool_call", "open"}
     assert seen["console"].entries and seen["find"].total >= 1 and seen["act"].done
 
 

@@ -320,6 +320,10 @@ def test_an_agent_opens_a_tab_of_its_own_through_the_extension_and_another_agent
         assert busy.is_error and text_of(busy).startswith(
             f"[page_busy] Tab {out['pageId'].split('/')[0]} is another agent's own tab: 'editor-agent 1'"), text_of(busy)
         assert not terminal.call("page_exec", {"pageId": site.page_id, "code": "1"}).is_error
+        # the page's own answer to the `open` command, against its result model
+        raw = site.evaluate("(u) => window.__dbg.commands.open({url: u}, {role: 'host', frameId: 'host'})",
+                            site.url + "?raw")
+        assert isinstance(check("open", raw).windowId, int)
         other = editor.call("page_open", {"pageId": site.page_id, "url": "https://example.com/"})
         assert other.is_error and text_of(other).startswith("[bad_arguments] page_open opens tabs of the page's own "
                                                             "origin"), text_of(other)

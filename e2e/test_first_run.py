@@ -15,7 +15,7 @@ import httpx
 import pytest
 from mcp import Client, StdioServerParameters
 
-from tests.support import ROOT, run_async, stop_group
+from tests.support import ROOT, free_port, run_async, stop_group
 
 
 def clean_copy(dest: Path) -> Path:
@@ -101,6 +101,20 @@ def test_the_printed_doctor_command_runs_and_finds_this_bridge(first_run):
                          timeout=120)
     assert "[ok  ] port" in out.stdout and "a dbg-bridge already answers" in out.stdout, out.stdout + out.stderr
 
+
+
+def test_doctor_without_a_port_finds_the_bridge_started_with_port_0_through_its_running_file(first_run):
+    """The printed doctor line carries --port; a user who types `doctor` with the same config dir and another port
+    (the default 7878, here a free one: 7878 may be another bridge's) is told where the --port 0 bridge runs
+    (running.json), and the plugins' line to point at it."""
+    copy, banner, env = first_run
+    base = re.search(r"listening on (\S+)", banner).group(1)  # type: ignore[union-attr]
+    argv = shlex.split(printed(banner, "Check this machine:"))
+    config = argv[argv.index("--config-dir") + 1]
+    out = subprocess.run([str(copy / ".venv/bin/dbg-bridge"), "doctor", "--config-dir", config, "--port", str(free_port())],
+                         env=env, capture_output=True, text=True, timeout=120)
+    assert f"a dbg-bridge answers at {base} (started with another --port" in out.stdout, out.stdout + out.stderr
+    assert f"DBG_BRIDGE_URL={base}" in out.stdout
 
 def test_the_printed_stdio_command_serves_mcp_through_the_running_bridge(first_run):
     _, banner, env = first_run

@@ -251,3 +251,27 @@ def test_the_readme_line_installs_the_webpack_plugin_as_a_copy_that_loads(tmp_pa
                           "console.log(P.injectHtml('<html><head></head></html>', '<script></script>'))"],
                          cwd=app, capture_output=True, text=True, timeout=30)
     assert out.stdout.strip() == "<html><head><script></script></head></html>", out.stderr
+
+
+
+def test_the_webpack_plugin_finds_a_bridge_started_with_port_0_through_its_running_file(tmp_path, bridge_process):
+    """With no URL given, `new DbgBridgePlugin()` points the page at the bridge that packed it when that bridge runs
+    with --port 0 (its running.json, its process alive), else at 7878 — packed by the bridge's own command."""
+    cfg = tmp_path / "cfg"
+    cfg.mkdir()
+    other = bridge_process(config_dir=cfg)  # --port 0: a free port, written to cfg/running.json
+    packed = subprocess.run([sys.executable, "-m", "bridge", "plugin", "webpack", "--out", str(tmp_path),
+                             "--config-dir", str(cfg)], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert packed.returncode == 0, packed.stderr
+    plugin = tmp_path / "unpacked"
+    plugin.mkdir()
+    subprocess.run(["tar", "-xzf", packed.stdout.strip(), "-C", str(plugin)], check=True, timeout=60)
+    env = {k: v for k, v in os.environ.items() if k != "DBG_BRIDGE_URL"}
+    code = "const P = require(process.argv[1]); console.log(new P().bridge)"
+    found = subprocess.run(["node", "-e", code, str(plugin / "package")], env=env, capture_output=True, text=True,
+                           timeout=30)
+    assert found.stdout.strip() == other.base, found.stderr
+    (cfg / "running.json").write_text(json.dumps({"url": other.base, "pid": 2 ** 22 + 1}))  # a bridge that is gone
+    gone = subprocess.run(["node", "-e", code, str(plugin / "package")], env=env, capture_output=True, text=True,
+                          timeout=30)
+    assert gone.stdout.strip() == "http://127.0.0.1:7878", gone.stderr

@@ -69,8 +69,9 @@ class SkillService:
             if rec is None:
                 return False
             raw = msg.data.get("until") if isinstance(msg.data.get("until"), dict) else None
-            # the skill's stop condition is the human's word: a page's is kept only on the page's own recording
-            until = Until(text=str(raw.get("text"))[:4096]) if raw and raw.get("text") and rec.by == "page" else None
+            # the panel's Stop (a person's, or the page's scripts': the bridge cannot tell) may give the stop condition:
+            # a text the replay waits for on this origin's page, so a page can set no more than what it shows
+            until = Until(text=str(raw.get("text"))[:4096]) if raw and raw.get("text") else None
             self.state.audit.human("record", f"{inst.id}/host", action="stop", name=rec.name, via="page")
             self.state.background.spawn(self._logged(self.recordings.stop(rec.name, until, page_stopped=True),
                                                      f"save recording {rec.name!r}"))

@@ -9,12 +9,35 @@
  *   plugins: [new HtmlWebpackPlugin(), new DbgBridgePlugin({ bridge: 'http://127.0.0.1:7878' })]
  */
 
+const fs = require('fs');
+const path = require('path');
+
 const NAME = 'DbgBridgeWebpackPlugin';
 const DEFAULT_BRIDGE = 'http://127.0.0.1:7878';
 
 /**
+ * The URL of the bridge that serves from the packing bridge's config dir now (its running.json, written by a bridge
+ * started with --port N or --port 0, whose process is still alive), or null. `dbg-bridge plugin webpack` records that
+ * config dir in src/bridge.json.
+ * @returns {string | null}
+ */
+function runningBridge() {
+  try {
+    const packed = JSON.parse(fs.readFileSync(path.join(__dirname, 'bridge.json'), 'utf8'));
+    if (typeof packed.configDir !== 'string') return null;
+    const data = JSON.parse(fs.readFileSync(path.join(packed.configDir, 'running.json'), 'utf8'));
+    if (typeof data.url !== 'string') return null;
+    if (Number.isInteger(data.pid)) process.kill(data.pid, 0); // throws when that bridge is gone
+    return data.url.replace(/\/+$/, '');
+  } catch (_) {
+    return null;
+  }
+}
+
+/**
  * @typedef {object} DbgBridgeOptions
- * @property {string} [bridge] the bridge's URL (default: DBG_BRIDGE_URL, else http://127.0.0.1:7878)
+ * @property {string} [bridge] the bridge's URL (default: DBG_BRIDGE_URL, else the bridge that packed this plugin if
+ *   it runs with --port N/0 (its running.json), else http://127.0.0.1:7878)
  * @property {string} [attach] the label page_list shows for these pages (default 'webpack')
  * @property {boolean} [enabled] false turns the plugin off; true also injects in mode 'none' builds. Mode
  *   'production' never gets the client.
@@ -39,7 +62,7 @@ function injectHtml(html, tag) {
 class DbgBridgeWebpackPlugin {
   /** @param {DbgBridgeOptions} [options] */
   constructor(options = {}) {
-    this.bridge = String(options.bridge || process.env.DBG_BRIDGE_URL || DEFAULT_BRIDGE).replace(/\/+$/, '');
+    this.bridge = String(options.bridge || process.env.DBG_BRIDGE_URL || runningBridge() || DEFAULT_BRIDGE).replace(/\/+$/, '');
     this.attach = String(options.attach || 'webpack');
     this.enabled = options.enabled;
     this.tag = `<script src="${attr(this.bridge + '/inject/dbg_client.js')}" data-attach="${attr(this.attach)}"></script>`;
