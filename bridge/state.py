@@ -44,7 +44,7 @@ class BridgeState:
         self._secrets: tuple[object, frozenset[str]] = (None, frozenset())
         self.pending = Pending()
         self.inbox = Inbox(share=_InboxShare(self))
-        self.clients = Clients()
+        self.clients = Clients(settings.stateless)
         #: Short leases on tabs, so two agents never act on one tab at the same moment (bridge/pages/leases.py).
         self.leases = Leases()
         self.questions = Questions(on_change=self._question_changed)

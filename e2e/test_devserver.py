@@ -11,7 +11,7 @@ import pytest
 
 from e2e.frameworks.vite import ViteApp
 
-from tests.support import CONNECTED, ok, text_of
+from tests.support import CONNECTED, ok, text_of, wait_until
 
 APP = "src/App.jsx"
 SYNC = """      <button id="sync" onClick={async () => { const r = await fetch('/vite.svg?' + Date.now()); setLate('synced ' + r.status) }}>Sync</button>
@@ -41,12 +41,8 @@ def app(vite, context):
 
 def row(mcp, page_id: str) -> dict:
     """The page's page_list row, once the client said it hooked Vite's client (bounded)."""
-    deadline = time.monotonic() + 10
-    while True:
-        found = next(r for r in mcp.pages() if r["pageId"] == page_id)
-        if "updates" in found or time.monotonic() > deadline:
-            return found
-        time.sleep(0.1)  # polling the bridge's list, bounded above
+    return wait_until(lambda: next((r for r in mcp.pages() if r["pageId"] == page_id and "updates" in r), None), 10,
+                      0.1, f"{page_id}'s row to count Vite's updates")
 
 
 def edit(vite: ViteApp, old: str, new: str) -> str:

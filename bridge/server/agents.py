@@ -53,21 +53,25 @@ def identity(ctx: Any, era_session: tuple[str | None, Any] | None = None) -> tup
     return key, name, version, era
 
 
-def holder(ctx: Any, stateless: bool) -> tuple[Any, str]:
-    """(key, name) of the agent behind a request context, as leases and own tabs know it (bridge/pages/leases.py):
-    on a stateless bridge every request is a connection of its own, so the client (name and version) is the agent."""
-    key, who, version, era = identity(ctx)
+def holder(ctx: Any, stateless: bool, era_session: tuple[str | None, Any] | None = None) -> tuple[Any, str]:
+    """(key, name) of the agent behind a request context, as leases, own tabs and the Agents table know it: on a
+    stateless bridge every request is a connection of its own, so the client (name and version) is the agent."""
+    key, who, version, era = identity(ctx, era_session)
     if stateless:
         key = ("client", who, version, era)
     return key, f"{who} {version}".strip()
 
 
 class Agents:
-    def __init__(self) -> None:
+    def __init__(self, stateless: bool = False) -> None:
         self._by_key: OrderedDict[Any, Agent] = OrderedDict()
+        #: --stateless: each request is a connection of its own (holder), so an agent is its client's name and version
+        self.stateless = stateless
 
     def seen(self, ctx: Any, tool: str = "", era_session: tuple[str | None, Any] | None = None) -> Agent:
         key, name, version, era = identity(ctx, era_session)
+        if self.stateless:  # as holder() keys it
+            key = ("client", name, version, era)
         agent = self._by_key.get(key)
         if agent is None:
             agent = self._by_key[key] = Agent(name, version, era)
@@ -81,8 +85,7 @@ class Agents:
 
     def first_time(self, ctx: Any, note: str) -> bool:
         """True the first time this agent (session) is told `note`; False after."""
-        key, name, version, era = identity(ctx)
-        agent = self._by_key.get(key) or self.seen(ctx)
+        agent = self._by_key.get(holder(ctx, self.stateless)[0]) or self.seen(ctx)
         if note in agent.told:
             return False
         agent.told.add(note)

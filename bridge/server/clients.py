@@ -22,9 +22,9 @@ GONE = (anyio.ClosedResourceError, anyio.BrokenResourceError, RuntimeError, MCPE
 
 
 class Clients:
-    def __init__(self) -> None:
+    def __init__(self, stateless: bool = False) -> None:
         #: Who called, for the cockpit (and notes said once per agent).
-        self.agents = Agents()
+        self.agents = Agents(stateless)
         self.calls = 0
         self.last_call: float | None = None
         #: Handshake-era sessions (a standing GET stream, server->client requests), newest last, keyed by the

@@ -233,6 +233,7 @@ class FakeDesktop:
         if n is None or not n.editable:
             return
         kept = ("" if n.selected else n.value or "") + text
+        kept = n.transform(kept) if n.transform is not None else kept
         n.value, n.selected = kept[:n.max_len] if n.max_len else kept, False
 
     def type_text(self, text: str) -> None:
@@ -372,6 +373,7 @@ class FakeDesktop:
         if not n.editable:
             return False
         self.input.append(("set_text", ref, text))
+        text = n.transform(text) if n.transform is not None else text
         n.value = text[:n.max_len] if n.max_len else text
         return True
 

@@ -27,6 +27,8 @@ class Node:
     ref: str = ""
     presses: int = 0
     selected: bool = False
+    #: What the app makes of what it holds after input (a calculator evaluating `6*7=`); None: kept as typed.
+    transform: Callable[[str], str] | None = None
 
     @property
     def editable(self) -> bool:

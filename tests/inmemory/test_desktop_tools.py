@@ -192,6 +192,20 @@ async def test_a_field_that_keeps_less_than_was_typed_answers_not_typed(tmp_path
         assert "keyboard" in body and "action" in body  # both methods were tried before answering
 
 
+
+async def test_a_field_the_app_transforms_answers_ok_with_what_it_made_of_the_text_and_is_not_typed_again(
+        tmp_path: Path):
+    """A calculator-like field (it evaluates `6*7=` to `42`): the keys arrived and the field changed, but not to the
+    text sent: ok, `transformed`, the value, a note not to type again; one try, no retry by the other method."""
+    async with desktop(tmp_path) as d:
+        field = d.fake.node("Title")
+        field.transform = lambda held: "42" if held.endswith("=") else held
+        out = await d.ok("desktop_type_text", {"value": "6*7=", **TITLE})
+        assert out["value"] == "42" and out["transformed"] is True and out["verified"] is False, out
+        assert "transformed the input" in out["note"] and "retried" not in out, out
+        assert field.value == "42"
+        assert [i for i in d.fake.input if i[0] in ("type", "set_text")] == [("type", "6*7=")]
+
 async def test_the_human_taking_an_attached_desktop_refuses_input_until_handed_back(tmp_path: Path):
     async with desktop(tmp_path, desktop_display=":99") as d:
         desk = d.b.state.desktop
