@@ -96,10 +96,14 @@ class Leases:
         finally:
             lease.calls -= 1
             if lease.calls == 0:
-                lease.until = 0.0 if cancelled and not lease.own else time.time() + (OWN_IDLE if lease.own
-                                                                                       else self.tail)
-                if cancelled and not lease.own and self._by_tab.get(tab) is lease:
-                    del self._by_tab[tab]
+                if lease.own:  # an own tab stays the owner's, a cancelled call's too
+                    lease.until = time.time() + OWN_IDLE
+                elif cancelled:
+                    lease.until = 0.0
+                    if self._by_tab.get(tab) is lease:
+                        del self._by_tab[tab]
+                else:
+                    lease.until = time.time() + self.tail
             lease.poke()
 
     async def _take(self, tab: str, holder: Any, name: str, tool: str) -> Lease:

@@ -22,6 +22,9 @@ class Agent:
     last: float = field(default_factory=time.time)
     last_tool: str = ""
     told: set[str] = field(default_factory=set)
+    #: Who it is to leases and own tabs (holder()), and how they name it.
+    key: Any = None
+    label: str = ""
 
     def row(self) -> dict[str, Any]:
         return {"name": self.name, "version": self.version, "era": self.era, "calls": self.calls,
@@ -53,13 +56,16 @@ def identity(ctx: Any, era_session: tuple[str | None, Any] | None = None) -> tup
     return key, name, version, era
 
 
-def holder(ctx: Any, stateless: bool, era_session: tuple[str | None, Any] | None = None) -> tuple[Any, str]:
-    """(key, name) of the agent behind a request context, as leases, own tabs and the Agents table know it: on a
-    stateless bridge every request is a connection of its own, so the client (name and version) is the agent."""
-    key, who, version, era = identity(ctx, era_session)
-    if stateless:
-        key = ("client", who, version, era)
-    return key, f"{who} {version}".strip()
+def _keyed(ident: tuple[Any, str, str, str], stateless: bool) -> tuple[Any, str]:
+    """(key, name) from identity(): on a stateless bridge every request is a connection of its own, so the client
+    (name and version) is the agent."""
+    key, who, version, era = ident
+    return (("client", who, version, era) if stateless else key), f"{who} {version}".strip()
+
+
+def holder(ctx: Any, stateless: bool) -> tuple[Any, str]:
+    """(key, name) of the agent behind a request context, as leases, own tabs, tasks and the Agents table know it."""
+    return _keyed(identity(ctx), stateless)
 
 
 class Agents:
@@ -69,12 +75,11 @@ class Agents:
         self.stateless = stateless
 
     def seen(self, ctx: Any, tool: str = "", era_session: tuple[str | None, Any] | None = None) -> Agent:
-        key, name, version, era = identity(ctx, era_session)
-        if self.stateless:  # as holder() keys it
-            key = ("client", name, version, era)
+        ident = identity(ctx, era_session)
+        key, label = _keyed(ident, self.stateless)
         agent = self._by_key.get(key)
         if agent is None:
-            agent = self._by_key[key] = Agent(name, version, era)
+            agent = self._by_key[key] = Agent(*ident[1:], key=key, label=label)
         agent.calls += 1
         agent.last = time.time()
         agent.last_tool = tool or agent.last_tool

@@ -12,7 +12,7 @@ import anyio
 from mcp.shared.exceptions import MCPError
 from mcp.types import ClientCapabilities, SamplingCapability, SamplingMessage, TextContent
 
-from bridge.server.agents import Agents, era_and_session
+from bridge.server.agents import Agent, Agents, era_and_session
 
 log = logging.getLogger("bridge.server.clients")
 
@@ -41,10 +41,10 @@ class Clients:
     def sessions(self) -> list[Any]:
         return list(self._sessions.values())
 
-    def seen(self, ctx: Any, tool: str = "") -> None:
-        """Called on every tool call with the SDK's Context."""
+    def seen(self, ctx: Any, tool: str = "") -> Agent:
+        """Called on every tool call with the SDK's Context; the agent it counted the call for."""
         era_session = era_and_session(ctx)
-        self.agents.seen(ctx, tool, era_session)
+        agent = self.agents.seen(ctx, tool, era_session)
         self.calls += 1
         self.last_call = time.time()
         version, session = era_session
@@ -54,6 +54,7 @@ class Clients:
             self._sessions.move_to_end(key)
             while len(self._sessions) > MAX_SESSIONS:
                 self._sessions.popitem(last=False)
+        return agent
 
     def _drop(self, session: Any) -> None:
         for key, value in list(self._sessions.items()):

@@ -8,7 +8,6 @@ the end."""
 from __future__ import annotations
 
 import re
-
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any

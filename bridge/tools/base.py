@@ -20,7 +20,6 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 
 from bridge.errors import BridgeError
 from bridge.pages.registry import document_info
-from bridge.server.agents import holder
 from bridge.server.progress import REQUEST
 from bridge.tools import flatten
 from bridge.tools.page.handle import Page
@@ -98,7 +97,7 @@ class Tool:
 
         @functools.wraps(handler)
         async def bound(ctx: Context, **kwargs: Any) -> CallToolResult:
-            state.clients.seen(ctx, name)
+            agent = state.clients.seen(ctx, name)
             started = time.perf_counter()
             args = dict(kwargs)
             if wants_ctx:
@@ -112,8 +111,8 @@ class Tool:
                 else:
                     first = state if scope is None else scope(state)
                 if leased:
-                    key, who = holder(ctx, state.settings.stateless)
-                    async with state.leases.acting(first.target.inst.id, key, who, name, first.target.inst):
+                    async with state.leases.acting(first.target.inst.id, agent.key, agent.label, name,
+                                                   first.target.inst):
                         value = await handler(first, **args)
                 else:
                     value = await handler(first, **args)

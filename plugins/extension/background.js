@@ -262,8 +262,8 @@ async function input(tabId, steps) {
 
 /**
  * page_open: a window of the asking tab's own origin, not focused (the human's tab stays in front, and the agent's
- * tab is the visible tab of its own window, so it renders, takes input and can be captured). The content script
- * already refused other origins; checked again here.
+ * tab is the visible tab of its own window, so it renders, takes input and can be captured). Only the asking tab's
+ * origin, as Chrome knows the tab (the page's own scripts can post to the content script).
  * @param {chrome.tabs.Tab} tab @param {string} url
  */
 async function open(tab, url) {

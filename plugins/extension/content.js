@@ -51,15 +51,6 @@
     return null;
   }
 
-  /** Why a window for `url` must not be opened (only this tab's own origin, which is enabled), or null. @param {string} url */
-  function notOwnOrigin(url) {
-    try {
-      const u = new URL(url);
-      if (u.origin === location.origin && (u.protocol === 'http:' || u.protocol === 'https:')) return null;
-    } catch (_) { /* not a URL */ }
-    return 'a window opens only at this tab\'s own origin (' + location.origin + '), not ' + JSON.stringify(url.slice(0, 200));
-  }
-
   /** The page's own client injects itself into same-origin frames: do not add a second one. */
   function inSameOriginFrame() {
     try { return window !== window.parent && window.parent.location.origin === location.origin; } catch (_) { return false; }
@@ -84,12 +75,11 @@
         const ask = m.type === 'capture' ? { type: 'capture', box: m.box || null, viewport: m.viewport, maxChars: m.maxChars }
           : m.type === 'open' ? { type: 'open', url: String(m.url || '') }
             : { type: 'input', steps: Array.isArray(m.steps) ? m.steps : [] };
-        const refused = ask.type === 'input' ? aimedAtPanel(/** @type {any[]} */ (ask.steps))
-          : ask.type === 'open' ? notOwnOrigin(ask.url) : null;
+        // `open` goes to the service worker, which opens only the asking tab's own origin
+        const refused = ask.type === 'input' ? aimedAtPanel(/** @type {any[]} */ (ask.steps)) : null;
         if (refused) {
-          answer(ask.type === 'open' ? { ok: false, error: { code: 'bad_arguments', message: 'Refused: ' + refused + '.' } }
-            : { ok: false, error: { code: 'human_only', message: 'Refused: ' + refused + ', whose cards only the ' +
-              'human answers (consent, questions, takeovers, recording). Ask the human (user_ask), or act elsewhere.' } });
+          answer({ ok: false, error: { code: 'human_only', message: 'Refused: ' + refused + ', whose cards only the ' +
+            'human answers (consent, questions, takeovers, recording). Ask the human (user_ask), or act elsewhere.' } });
           return;
         }
         const input = ask.type === 'input';

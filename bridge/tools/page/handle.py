@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel
 
+from bridge.server.agents import holder
+
 if TYPE_CHECKING:
     from bridge.pages.dispatch import Target
     from bridge.settings import Settings
@@ -108,7 +110,6 @@ class Page:
         """Make tab `tab_id` the calling agent's own (bridge/pages/leases.py); False when no agent calls."""
         if self.ctx is None:
             return False
-        from bridge.server.agents import holder
         key, who = holder(self.ctx, self.settings.stateless)
         self._state.leases.own(tab_id, key, who, self._state.registry.instances.get(tab_id))
         return True

@@ -24,7 +24,8 @@ from bridge.tools.page.handle import Page
 Route = Literal["auto", "extension", "desktop"]
 
 
-def origin_of(inst: Instance) -> str:
+def tab_origin(inst: Instance) -> str:
+    """The tab's origin (verified when its browser said it), lower-case, to compare with a URL's."""
     return (inst.verified_origin or inst.origin or url_origin(inst.url or "") or "").lower()
 
 
@@ -41,8 +42,8 @@ async def page_open(
     opener = tab.target.inst
     target = urljoin(opener.url or "", params.url or opener.url or "")
     origin = (url_origin(target) or "").lower()
-    if urlsplit(target).scheme not in ("http", "https") or origin != origin_of(opener):
-        raise errors.BridgeError(f"page_open opens tabs of the page's own origin ({origin_of(opener)}), not "
+    if urlsplit(target).scheme not in ("http", "https") or origin != tab_origin(opener):
+        raise errors.BridgeError(f"page_open opens tabs of the page's own origin ({tab_origin(opener)}), not "
                                  f"{target[:200]!r}; desktop_open_url opens other sites on the bridge's desktop.",
                                  code="bad_arguments")
     use = route
@@ -86,7 +87,7 @@ async def arrived(registry: Any, before: set[str], origin: str, timeout: float, 
     while True:
         changed = registry.changed
         for inst in registry.instances.values():
-            if inst.id not in before and inst.live and origin_of(inst) == origin:
+            if inst.id not in before and inst.live and tab_origin(inst) == origin:
                 return inst
         left = deadline - time.monotonic()
         if left <= 0:
